@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
+import type { YogaInitialContext } from 'graphql-yoga';
+import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
+
+/** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
+const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
+
+/**
+ * Everything that belongs to one GraphQL request: the caller's credentials and its request id, and
+ * the loaders that deduplicate its upstream reads. Made once per request and never shared; the
+ * loaders are only built when a resolver needs them.
+ */
+export class Caller {
+  /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
+  readonly authorization: string | null;
+  readonly requestId: string;
+  readonly #request: Request;
+  readonly #client: UpstreamClient;
+  #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
+
+  constructor(request: Request, client: UpstreamClient) {
+    const authorization = request.headers.get('authorization');
+    this.authorization = authorization !== null && BEARER.test(authorization) ? authorization : null;
+    this.requestId = requestIdFrom(request.headers.get('x-request-id'));
+    this.#request = request;
+    this.#client = client;
+  }
+
+  /** Sends a write: never deduplicated, never cached. */
+  write(request: UpstreamRequest): Promise<Envelope> {
+    return this.#send(request);
+  }
+
+  /** Sends a read; identical reads within this GraphQL request share one upstream call. */
+  read(request: UpstreamRequest): Promise<Envelope> {
+    this.#reads ??= new DataLoader((requests) => Promise.all(requests.map((r) => this.#send(r).catch((error: Error) => error))), {
+      cacheKeyFn: (r) => JSON.stringify([r.route, r.params, r.query]),
+    });
+    return this.#reads.load(request);
+  }
+
+  async #send(request: UpstreamRequest): Promise<Envelope> {
+    if (this.authorization === null) throw new Error('Upstream call without credentials: the auth scope must run first.');
+    return this.#client.request(request, {
+      authorization: this.authorization,
+      requestId: this.requestId,
+      signal: this.#request.signal,
+    });
+  }
+}
+
+/** A caller's x-request-id is kept when it is a sane token, so it can be traced end to end. */
+function requestIdFrom(header: string | null): string {
+  return header !== null && /^[\w.:-]{1,128}$/.test(header) ? header : randomUUID();
+}
+
+/** What the gateway adds to Yoga's context. */
+export interface CallerContext {
+  caller: Caller;
+}
+
+export type GatewayContext = YogaInitialContext & CallerContext;

@@ -1,0 +1,38 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Every `extensions.code` the gateway answers with. Documented in the README's error table;
+ * values are part of the API and never change meaning.
+ */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  RATE_LIMITED: 'RATE_LIMITED',
+  UPSTREAM_ERROR: 'UPSTREAM_ERROR',
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface InputIssue {
+  /** Dotted path of the offending argument, e.g. `input.name`. */
+  path: string;
+  message: string;
+}
+
+export function badUserInput(message: string, issues?: InputIssue[]): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: issues ? { code: ErrorCode.BAD_USER_INPUT, issues } : { code: ErrorCode.BAD_USER_INPUT },
+  });
+}
+
+export function unauthenticated(): GraphQLError {
+  return new GraphQLError('A bearer token is required: send the header "Authorization: Bearer <token>".', {
+    extensions: { code: ErrorCode.UNAUTHENTICATED },
+  });
+}

@@ -1,0 +1,90 @@
+import { badUserInput } from './errors.js';
+import { upstreamBadResponse } from './upstream/errors.js';
+
+/** The upstream's largest page (`limit` 1-25). */
+export const UPSTREAM_MAX_PAGE = 25;
+
+/**
+ * Where to resume after an edge: the upstream cursor of a page (null for the first page) and how
+ * many records of that page to skip. This is what every edge cursor holds, so `after` can resume
+ * from the middle of an upstream page.
+ */
+export interface ResumePoint {
+  cursor: string | null;
+  skip: number;
+}
+
+const CURSOR_PREFIX = 'c1:';
+
+export function encodeCursor({ cursor, skip }: ResumePoint): string {
+  return Buffer.from(`${CURSOR_PREFIX}${skip}:${cursor ?? ''}`).toString('base64url');
+}
+
+/** Decodes an `after` argument; anything the gateway did not issue is BAD_USER_INPUT. */
+export function decodeCursor(value: string): ResumePoint {
+  const invalid = () => badUserInput('"after" is not a cursor issued by this API.', [{ path: 'after', message: 'is not a valid cursor' }]);
+  if (!/^[A-Za-z0-9_-]+$/.test(value)) throw invalid();
+  const text = Buffer.from(value, 'base64url').toString('utf8');
+  const match = /^c1:(\d{1,2}):(.*)$/s.exec(text);
+  if (!match || Buffer.from(text).toString('base64url') !== value) throw invalid();
+  const skip = Number(match[1]);
+  if (skip > UPSTREAM_MAX_PAGE) throw invalid();
+  return { cursor: match[2] === '' ? null : match[2]!, skip };
+}
+
+export interface UpstreamPage<T> {
+  items: readonly T[];
+  /** Cursor of the following page; null on the last page. */
+  next: string | null;
+}
+
+export interface Edge<T> {
+  node: T;
+  cursor: string;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+export type FetchPage<T> = (cursor: string | null, limit: number) => Promise<UpstreamPage<T>>;
+
+/**
+ * Builds a forward connection of `first` records from an upstream that pages with a cursor and a
+ * limit of at most 25: it follows next cursors page after page until it has `first` records or the
+ * list ends.
+ */
+export async function forwardConnection<T>(fetchPage: FetchPage<T>, first: number, after: ResumePoint | null): Promise<Connection<T>> {
+  const edges: Edge<T>[] = [];
+  let { cursor, skip } = after ?? { cursor: null, skip: 0 };
+  let hasNextPage = false;
+  for (let pageIndex = 0; edges.length < first; pageIndex++) {
+    const page = await fetchPage(cursor, Math.min(UPSTREAM_MAX_PAGE, skip + first - edges.length));
+    if (pageIndex > 0 && page.items.length === 0 && page.next !== null) {
+      throw upstreamBadResponse('an empty page pointed to a further page');
+    }
+    let index = skip;
+    for (; index < page.items.length && edges.length < first; index++) {
+      const isLastOfPage = index === page.items.length - 1;
+      const resume = isLastOfPage && page.next !== null ? { cursor: page.next, skip: 0 } : { cursor, skip: index + 1 };
+      edges.push({ node: page.items[index]!, cursor: encodeCursor(resume) });
+    }
+    if (edges.length >= first) {
+      hasNextPage = index < page.items.length || page.next !== null;
+      break;
+    }
+    if (page.next === null) break;
+    cursor = page.next;
+    skip = 0;
+  }
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// Record shapes and seed data of the sandbox upstream. createStore() builds a
+// fresh store for every sandbox instance so that tests never share mutations.
+
+export interface Audit {
+  id: string;
+  created_by: string;
+  created_time: string;
+  updated_by: string;
+  updated_time: string;
+}
+
+export interface ApiKey extends Audit {
+  name: string;
+  type: string;
+  permissions: string[];
+}
+
+// The contract gives hotspots no audit fields.
+export interface Hotspot {
+  id: string;
+  name: string;
+  show_at: string;
+  hide_at: string;
+  x: number;
+  y: number;
+  action: string;
+  link: string;
+  target: string;
+  opacity: string;
+}
+
+export interface IdentityProvider extends Audit {
+  name: string;
+  company: string;
+  type: string;
+  certificate: string;
+  entity_id: string;
+  signin_url: string;
+}
+
+export interface Category extends Audit {
+  name: string;
+  value: string;
+}
+
+export interface User extends Audit {
+  name: string;
+  email: string;
+  role: string;
+}
+
+export interface Service extends Audit {
+  name: string;
+  provider: string;
+}
+
+export interface Folder extends Audit {
+  name: string;
+}
+
+export interface Store {
+  apiKeys: ApiKey[];
+  /** video id → hotspot id → hotspot */
+  videos: Map<string, Map<string, Hotspot>>;
+  idps: Map<string, IdentityProvider>;
+  categories: Map<string, Category>;
+  users: Map<string, User>;
+  services: Map<string, Service>;
+  folders: Map<string, Folder>;
+}
+
+export const OWNER_ID = 'usr_owner';
+export const SEED_TIME = '2025-01-01T00:00:00.000Z';
+
+const pad3 = (n: number): string => String(n).padStart(3, '0');
+
+/** Audit fields minus id; callers put id first so records read naturally. */
+function seedAudit(time = SEED_TIME): Omit<Audit, 'id'> {
+  return { created_by: OWNER_ID, created_time: time, updated_by: OWNER_ID, updated_time: time };
+}
+
+function byId<T extends { id: string }>(records: T[]): Map<string, T> {
+  return new Map(records.map((r) => [r.id, r]));
+}
+
+function seedApiKeys(): ApiKey[] {
+  const base = Date.parse(SEED_TIME);
+  return Array.from({ length: 62 }, (_, i) => {
+    const n = i + 1;
+    const time = new Date(base + i * 60_000).toISOString();
+    return {
+      id: `ak_${pad3(n)}`,
+      name: `API key ${n}`,
+      type: 'api',
+      permissions: n % 2 === 0 ? ['fetch'] : [],
+      ...seedAudit(time),
+    };
+  });
+}
+
+function seedHotspots(): Map<string, Hotspot> {
+  return byId(
+    [1, 2, 3].map((n) => ({
+      id: `hs_${pad3(n)}`,
+      name: `Hotspot ${n}`,
+      show_at: '00:00:05',
+      hide_at: '00:00:15',
+      x: 50,
+      y: 50,
+      action: 'link',
+      link: `https://example.com/hotspot-${n}`,
+      target: '_blank',
+      opacity: 'translucent',
+    })),
+  );
+}
+
+function seedCategories(): Category[] {
+  return [1, 2, 3, 4, 5].map((n) => ({
+    id: `cat_${pad3(n)}`,
+    name: `Category ${n}`,
+    value: `category-${n}`,
+    ...seedAudit(),
+  }));
+}
+
+function seedUsers(): User[] {
+  const people: Array<[role: string, name: string]> = [
+    ['owner', 'Olivia Owner'],
+    ['admin', 'Adam Admin'],
+    ['uploader', 'Uma Uploader'],
+    ['viewer', 'Victor Viewer'],
+  ];
+  return people.map(([role, name]) => ({
+    id: `usr_${role}`,
+    name,
+    email: `${role}@example.com`,
+    role,
+    ...seedAudit(),
+  }));
+}
+
+export function createStore(): Store {
+  return {
+    apiKeys: seedApiKeys(),
+    videos: new Map([['vid_001', seedHotspots()]]),
+    idps: new Map(),
+    categories: byId(seedCategories()),
+    users: byId(seedUsers()),
+    services: new Map(),
+    folders: new Map(),
+  };
+}

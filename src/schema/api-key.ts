@@ -1,0 +1,67 @@
+import { badUserInput } from '../errors.js';
+import { type ResumePoint, decodeCursor, forwardConnection } from '../paging.js';
+import { nextCursorFromLinks } from '../upstream/links.js';
+import { upstreamBadResponse } from '../upstream/errors.js';
+import { builder } from './builder.js';
+import { type AuditRecord, AuditedRecord } from './common.js';
+
+/** An API key as the upstream sends it. */
+export interface ApiKeyRecord extends AuditRecord {
+  name: string;
+  type: string;
+  permissions: string[];
+}
+
+export const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
+  description: 'A key that gives programs access to the video library.',
+  interfaces: [AuditedRecord],
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Name of the key.' }),
+    type: t.exposeString('type', {
+      description: 'Kind of key. "api" is the one value seen so far; the set of values is open, so this is a String rather than an enum.',
+    }),
+    permissions: t.exposeStringList('permissions', {
+      description: 'Restrictions of the key: empty for a read-write key, ["fetch"] for a read-only key.',
+    }),
+  }),
+});
+
+const ApiKeyConnection = builder.connectionObject(
+  { type: ApiKey, name: 'ApiKeyConnection', description: 'A page of API keys (Relay Cursor Connections, forward only).' },
+  { name: 'ApiKeyEdge', description: 'An API key in a page, with its cursor.' },
+);
+
+/** Largest `first` one field may ask for (four upstream pages of 25). */
+export const MAX_FIRST = 100;
+
+builder.queryField('apiKeys', (t) =>
+  t.field({
+    type: ApiKeyConnection,
+    nullable: true,
+    description:
+      'API keys, oldest first. Pages forward only: pass the previous page\'s `pageInfo.endCursor` as `after`. ' +
+      `A \`first\` above the upstream's page size of 25 is served by chaining upstream pages (GET /api_keys).`,
+    args: {
+      first: t.arg.int({ defaultValue: 25, description: `How many keys to return, 0 to ${MAX_FIRST}.` }),
+      after: t.arg.string({ description: 'Return the keys that follow the edge with this cursor.' }),
+    },
+    resolve: async (_root, { first, after }, { caller }) => {
+      const count = first ?? 25;
+      if (count < 0 || count > MAX_FIRST) {
+        throw badUserInput(`"first" must be between 0 and ${MAX_FIRST}.`, [{ path: 'first', message: `must be between 0 and ${MAX_FIRST}` }]);
+      }
+      const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
+      return forwardConnection<ApiKeyRecord>(
+        async (cursor, limit) => {
+          const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit, cursor: cursor ?? undefined } });
+          const next = nextCursorFromLinks(links);
+          if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
+          if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
+          return { items: result as ApiKeyRecord[], next };
+        },
+        count,
+        resume,
+      );
+    },
+  }),
+);

@@ -1,0 +1,56 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import ValidationPlugin from '@pothos/plugin-validation';
+import type { GatewayContext } from '../context.js';
+import { badUserInput } from '../errors.js';
+import BearerPlugin from './bearer-plugin.js';
+import { issuesOf } from './validation.js';
+
+/**
+ * The one schema builder. Fields inside types are non-null unless they say otherwise; root fields
+ * opt into nullability one by one so a failing field never empties its siblings.
+ */
+export const builder = new SchemaBuilder<{
+  Context: GatewayContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: string; Output: string };
+  };
+}>({
+  plugins: [BearerPlugin, RelayPlugin, ValidationPlugin],
+  defaultFieldNullability: false,
+  validation: {
+    validationError: (failure) => badUserInput('The input is invalid: see extensions.issues.', issuesOf(failure.issues)),
+  },
+  relay: {
+    clientMutationId: 'optional',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    nodesOnConnection: {
+      description: 'The records of this page, for clients that need no cursors.',
+    },
+    cursorType: 'String',
+    pageInfoTypeOptions: {
+      description: 'Where a page sits in the whole list (Relay Cursor Connections).',
+    },
+    hasNextPageFieldOptions: {
+      description: 'True when records follow this page; ask for them with `after: endCursor`.',
+    },
+    hasPreviousPageFieldOptions: {
+      description: 'True when the page was asked for with `after`, so records precede it. Paging is forward only.',
+    },
+    startCursorFieldOptions: { description: 'Cursor of the first edge of the page; null when the page is empty.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge of the page; pass it as `after` to get the next page.' },
+    cursorFieldOptions: { description: 'Opaque cursor of this edge: `after` with it resumes right after this record.' },
+    nodeFieldOptions: { description: 'The record at this edge.' },
+    edgesFieldOptions: { description: 'The records of this page with their cursors.' },
+    pageInfoFieldOptions: { description: 'Paging information for this page.' },
+    clientMutationIdInputOptions: { description: 'Any string; echoed unchanged in the payload so a client can match answers to requests.' },
+    clientMutationIdFieldOptions: { description: 'The clientMutationId sent in the input, unchanged.' },
+    mutationInputArgOptions: { description: 'The mutation input.' },
+  },
+});
+
+builder.queryType({ description: 'Reads from the Video Management Service.' });
+builder.mutationType({ description: 'Changes to the Video Management Service. Each mutation sends exactly one upstream request.' });
+

@@ -1,0 +1,117 @@
+import { builder } from './builder.js';
+import { recordOf, upstreamBody } from './common.js';
+import { inputRules, rules } from './validation.js';
+
+/** A hotspot as the upstream sends it; it carries no audit fields. */
+export interface HotspotRecord {
+  id: string;
+  name: string;
+  show_at: string;
+  hide_at: string;
+  x: number;
+  y: number;
+  action: string;
+  link: string;
+  target: string;
+  opacity: string;
+}
+
+const HotspotAction = builder.enumType('HotspotAction', {
+  description: 'What happens when a viewer clicks a hotspot.',
+  values: { LINK: { value: 'link', description: 'Open the hotspot\'s link.' } } as const,
+});
+
+const HotspotTarget = builder.enumType('HotspotTarget', {
+  description: 'Where a hotspot\'s link opens.',
+  values: {
+    BLANK: { value: '_blank', description: 'In a new window or tab (upstream "_blank").' },
+    PARENT: { value: '_parent', description: 'In the parent browsing context (upstream "_parent").' },
+  } as const,
+});
+
+const HotspotOpacity = builder.enumType('HotspotOpacity', {
+  description: 'How visible a hotspot is over the video.',
+  values: {
+    INVISIBLE: { value: 'invisible', description: 'Not drawn; still clickable.' },
+    TRANSLUCENT: { value: 'translucent', description: 'Drawn see-through.' },
+    OPAQUE: { value: 'opaque', description: 'Drawn solid.' },
+  } as const,
+});
+
+export const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
+  description: 'A clickable area shown over a video for a span of its time line.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Identifier of the hotspot within its video.' }),
+    name: t.exposeString('name', { description: 'Short label, at most 100 characters.' }),
+    showAt: t.string({ description: 'Time-code (HH:MM:SS) at which the hotspot appears.', resolve: (h) => h.show_at }),
+    hideAt: t.string({ description: 'Time-code (HH:MM:SS) at which the hotspot disappears.', resolve: (h) => h.hide_at }),
+    x: t.exposeFloat('x', { description: 'Horizontal position; 25 to 75 is suggested, no bound is enforced.' }),
+    y: t.exposeFloat('y', { description: 'Vertical position; 25 to 75 is suggested, no bound is enforced.' }),
+    action: t.field({ type: HotspotAction, description: 'What a click does.', resolve: (h) => h.action as 'link' }),
+    link: t.exposeString('link', { description: 'URL viewers are taken to on click, at most 100 characters.' }),
+    target: t.field({ type: HotspotTarget, description: 'Where the link opens.', resolve: (h) => h.target as '_blank' }),
+    opacity: t.field({ type: HotspotOpacity, description: 'How visible the hotspot is.', resolve: (h) => h.opacity as 'opaque' }),
+  }),
+});
+
+builder.relayMutationField(
+  'updateHotspot',
+  {
+    description: 'Fields of a hotspot to change; omitted fields keep their value.',
+    inputFields: (t) => ({
+      videoId: t.id({ required: true, description: 'Id of the video the hotspot belongs to.' }),
+      id: t.id({ required: true, description: 'Id of the hotspot.' }),
+      name: t.string({ description: 'New label, at most 100 characters.' }),
+      showAt: t.string({ description: 'New appearance time-code, HH:MM:SS.' }),
+      hideAt: t.string({ description: 'New disappearance time-code, HH:MM:SS.' }),
+      x: t.float({ description: 'New horizontal position.' }),
+      y: t.float({ description: 'New vertical position.' }),
+      action: t.field({ type: HotspotAction, description: 'New click action.' }),
+      link: t.string({ description: 'New http(s) link, at most 100 characters.' }),
+      target: t.field({ type: HotspotTarget, description: 'New link target.' }),
+      opacity: t.field({ type: HotspotOpacity, description: 'New opacity.' }),
+    }),
+    validate: inputRules(
+      {
+        videoId: rules.id,
+        id: rules.id,
+        name: rules.hotspotName.optional(),
+        showAt: rules.timeCode.optional(),
+        hideAt: rules.timeCode.optional(),
+        x: rules.coordinate.optional(),
+        y: rules.coordinate.optional(),
+        link: rules.hotspotLink.optional(),
+      },
+      { changes: ['name', 'showAt', 'hideAt', 'x', 'y', 'action', 'link', 'target', 'opacity'] },
+    ),
+  },
+  {
+    nullable: true,
+    description: 'Changes a hotspot of a video (PATCH /videos/{videoId}/hotspots/{id}) and returns it in full.',
+    resolve: async (_root, { input }, { caller }) => {
+      const { result } = await caller.write({
+        method: 'PATCH',
+        route: '/videos/:videoId/hotspots/:id',
+        params: { videoId: String(input.videoId), id: String(input.id) },
+        body: upstreamBody(input, {
+          name: 'name',
+          showAt: 'show_at',
+          hideAt: 'hide_at',
+          x: 'x',
+          y: 'y',
+          action: 'action',
+          link: 'link',
+          target: 'target',
+          opacity: 'opacity',
+        }),
+      });
+      return { hotspot: recordOf<HotspotRecord>(result) };
+    },
+  },
+  {
+    description: 'The result of updateHotspot.',
+    outputFields: (t) => ({
+      hotspot: t.field({ type: Hotspot, description: 'The hotspot after the change.', resolve: (p) => p.hotspot }),
+    }),
+  },
+);

@@ -1,0 +1,82 @@
+import { builder } from './builder.js';
+import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
+import { inputRules, rules } from './validation.js';
+
+/** An identity provider as the upstream sends it. */
+export interface IdentityProviderRecord extends AuditRecord {
+  name: string;
+  company: string;
+  type: string;
+  certificate: string;
+  entity_id: string;
+  signin_url: string;
+}
+
+const IdentityProviderCompany = builder.enumType('IdentityProviderCompany', {
+  description: 'Vendor of an identity provider.',
+  values: {
+    GOOGLE: { value: 'google', description: 'Google Workspace.' },
+    OKTA: { value: 'okta', description: 'Okta.' },
+  } as const,
+});
+
+const IdentityProviderType = builder.enumType('IdentityProviderType', {
+  description: 'Single sign-on protocol of an identity provider.',
+  values: { SAML2: { value: 'saml2', description: 'SAML 2.0.' } } as const,
+});
+
+export const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProvider').implement({
+  description: 'An identity provider through which users sign in with single sign-on.',
+  interfaces: [AuditedRecord],
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Name, 1 to 40 characters.' }),
+    company: t.field({ type: IdentityProviderCompany, description: 'Vendor of the provider.', resolve: (p) => p.company as 'google' }),
+    type: t.field({ type: IdentityProviderType, description: 'Sign-on protocol.', resolve: (p) => p.type as 'saml2' }),
+    certificate: t.exposeString('certificate', {
+      description: 'The public certificate supplied by the identity provider (PEM), as given, line breaks included.',
+    }),
+    entityId: t.string({ description: 'The entity ID the application uses.', resolve: (p) => p.entity_id }),
+    signinUrl: t.string({ description: 'URL to which the identity provider expects SAML2 requests to be POSTed.', resolve: (p) => p.signin_url }),
+  }),
+});
+
+builder.relayMutationField(
+  'createIdentityProvider',
+  {
+    description: 'A new identity provider.',
+    inputFields: (t) => ({
+      name: t.string({ required: true, description: 'Name, 1 to 40 characters.' }),
+      company: t.field({ type: IdentityProviderCompany, required: true, description: 'Vendor of the provider.' }),
+      type: t.field({ type: IdentityProviderType, required: true, description: 'Sign-on protocol.' }),
+      certificate: t.string({ required: true, description: 'The provider\'s public X.509 certificate in PEM form; sent as given.' }),
+      entityId: t.string({ required: true, description: 'The entity ID the application uses.' }),
+      signinUrl: t.string({ required: true, description: 'http(s) URL to which SAML2 requests are POSTed.' }),
+    }),
+    validate: inputRules({ name: rules.name, certificate: rules.certificate, signinUrl: rules.httpUrl }),
+  },
+  {
+    nullable: true,
+    description: 'Creates an identity provider (POST /idps).',
+    resolve: async (_root, { input }, { caller }) => {
+      const { result } = await caller.write({
+        method: 'POST',
+        route: '/idps',
+        body: upstreamBody(input, {
+          name: 'name',
+          company: 'company',
+          type: 'type',
+          certificate: 'certificate',
+          entityId: 'entity_id',
+          signinUrl: 'signin_url',
+        }),
+      });
+      return { identityProvider: recordOf<IdentityProviderRecord>(result) };
+    },
+  },
+  {
+    description: 'The result of createIdentityProvider.',
+    outputFields: (t) => ({
+      identityProvider: t.field({ type: IdentityProvider, description: 'The new identity provider.', resolve: (p) => p.identityProvider }),
+    }),
+  },
+);

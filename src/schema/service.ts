@@ -1,0 +1,58 @@
+import { builder } from './builder.js';
+import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
+import { inputRules, rules } from './validation.js';
+
+/** A connected service as the upstream sends it. */
+export interface ServiceRecord extends AuditRecord {
+  name: string;
+  provider: string;
+}
+
+const ServiceProvider = builder.enumType('ServiceProvider', {
+  description: 'Third party behind a connected service.',
+  values: {
+    CAMPAIGN_MONITOR: { value: 'campaign_monitor', description: 'Campaign Monitor.' },
+    MAILCHIMP: { value: 'mailchimp', description: 'Mailchimp.' },
+    TIKTOK: { value: 'tiktok', description: 'TikTok.' },
+    YOUTUBE: { value: 'youtube', description: 'YouTube.' },
+  } as const,
+});
+
+export const Service = builder.objectRef<ServiceRecord>('Service').implement({
+  description: 'A third-party service connected to the video library.',
+  interfaces: [AuditedRecord],
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Name, 1 to 40 characters.' }),
+    provider: t.field({ type: ServiceProvider, description: 'The third party.', resolve: (s) => s.provider as 'youtube' }),
+  }),
+});
+
+builder.relayMutationField(
+  'createService',
+  {
+    description: 'A new connected service.',
+    inputFields: (t) => ({
+      name: t.string({ required: true, description: 'Name, 1 to 40 characters.' }),
+      provider: t.field({ type: ServiceProvider, required: true, description: 'The third party.' }),
+    }),
+    validate: inputRules({ name: rules.name }),
+  },
+  {
+    nullable: true,
+    description: 'Connects a third-party service (POST /services).',
+    resolve: async (_root, { input }, { caller }) => {
+      const { result } = await caller.write({
+        method: 'POST',
+        route: '/services',
+        body: upstreamBody(input, { name: 'name', provider: 'provider' }),
+      });
+      return { service: recordOf<ServiceRecord>(result) };
+    },
+  },
+  {
+    description: 'The result of createService.',
+    outputFields: (t) => ({
+      service: t.field({ type: Service, description: 'The new service.', resolve: (p) => p.service }),
+    }),
+  },
+);

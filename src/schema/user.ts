@@ -1,0 +1,62 @@
+import { builder } from './builder.js';
+import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
+import { inputRules, rules } from './validation.js';
+
+/** A user as the upstream sends it. */
+export interface UserRecord extends AuditRecord {
+  name: string;
+  email: string;
+  role: string;
+}
+
+const UserRole = builder.enumType('UserRole', {
+  description: 'What a user may do in the video library.',
+  values: {
+    VIEWER: { value: 'viewer', description: 'Watches videos.' },
+    UPLOADER: { value: 'uploader', description: 'Watches and uploads videos.' },
+    ADMIN: { value: 'admin', description: 'Administers the library.' },
+    OWNER: { value: 'owner', description: 'Owns the account.' },
+  } as const,
+});
+
+export const User = builder.objectRef<UserRecord>('User').implement({
+  description: 'A person with access to the video library.',
+  interfaces: [AuditedRecord],
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Full name, 1 to 40 characters.' }),
+    email: t.exposeString('email', { description: 'E-mail address. Read only: updateUser cannot change it.' }),
+    role: t.field({ type: UserRole, description: 'The user\'s role.', resolve: (u) => u.role as 'viewer' }),
+  }),
+});
+
+builder.relayMutationField(
+  'updateUser',
+  {
+    description: 'Fields of a user to change; omitted fields keep their value. The e-mail address cannot be changed.',
+    inputFields: (t) => ({
+      id: t.id({ required: true, description: 'Id of the user.' }),
+      name: t.string({ description: 'New full name, 1 to 40 characters.' }),
+      role: t.field({ type: UserRole, description: 'New role.' }),
+    }),
+    validate: inputRules({ id: rules.id, name: rules.name.optional() }, { changes: ['name', 'role'] }),
+  },
+  {
+    nullable: true,
+    description: 'Changes a user (PATCH /users/{id}) and returns it in full.',
+    resolve: async (_root, { input }, { caller }) => {
+      const { result } = await caller.write({
+        method: 'PATCH',
+        route: '/users/:id',
+        params: { id: String(input.id) },
+        body: upstreamBody(input, { name: 'name', role: 'role' }),
+      });
+      return { user: recordOf<UserRecord>(result) };
+    },
+  },
+  {
+    description: 'The result of updateUser.',
+    outputFields: (t) => ({
+      user: t.field({ type: User, description: 'The user after the change.', resolve: (p) => p.user }),
+    }),
+  },
+);

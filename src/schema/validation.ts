@@ -1,0 +1,71 @@
+import { X509Certificate } from 'node:crypto';
+import { z } from 'zod';
+import type { InputIssue } from '../errors.js';
+import { isPathSegment } from '../upstream/route.js';
+
+type Issue = { readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined };
+
+/** Standard-schema issues as the API reports them: `{ path: "input.name", message }`. */
+export function issuesOf(issues: readonly Issue[]): InputIssue[] {
+  return issues.map((issue) => ({
+    path: (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.'),
+    message: issue.message,
+  }));
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function isPemCertificate(value: string): boolean {
+  if (!value.includes('-----BEGIN CERTIFICATE-----')) return false;
+  try {
+    new X509Certificate(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const length = (min: number, max: number) =>
+  z.string().min(min, `must be ${min} to ${max} characters long`).max(max, `must be ${min} to ${max} characters long`);
+
+/** Field rules mirroring the contract (section 2 and 8), checked before any upstream call. */
+export const rules = {
+  id: z.string().refine(isPathSegment, 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."'),
+  name: length(1, 40),
+  categoryValue: length(1, 40),
+  hotspotName: z.string().max(100, 'must be at most 100 characters long'),
+  timeCode: z.string().regex(/^\d{2}:[0-5]\d:[0-5]\d$/, 'must be a time-code HH:MM:SS with minutes and seconds from 00 to 59'),
+  coordinate: z.number().finite('must be a finite number'),
+  hotspotLink: z.string().max(100, 'must be at most 100 characters long').refine(isHttpUrl, 'must be an http(s) URL'),
+  httpUrl: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
+  certificate: z.string().refine(isPemCertificate, 'must be a PEM-encoded X.509 certificate'),
+};
+
+/**
+ * A mutation input's rules. Omitted fields are not sent upstream; an explicit null is refused,
+ * since nothing in the contract can be cleared (clientMutationId excepted: it is ours, not the
+ * upstream's). Keys without rules (enums, clientMutationId) pass through.
+ */
+export function inputRules<Shape extends z.ZodRawShape>(shape: Shape, options: { changes?: readonly string[] } = {}) {
+  const { changes } = options;
+  const noNulls = z.looseObject({}).superRefine((input, context) => {
+    for (const [key, value] of Object.entries(input)) {
+      if (value === null && key !== 'clientMutationId') {
+        context.addIssue({ code: 'custom', path: [key], message: 'must not be null: omit the field to leave it unchanged' });
+      }
+    }
+  });
+  const fields = z.looseObject(shape).superRefine((input, context) => {
+    if (changes && changes.every((key) => (input as Record<string, unknown>)[key] === undefined)) {
+      context.addIssue({ code: 'custom', path: [], message: `must change at least one of: ${changes.join(', ')}` });
+    }
+  });
+  return noNulls.pipe(fields);
+}
