@@ -30,8 +30,23 @@ export interface UpstreamClientOptions {
   baseUrl: URL;
   /** Bounds each upstream request, connect to last body byte. */
   timeoutMs: number;
-  /** Keep-alive sockets kept open to the upstream origin. */
+  /** Keep-alive sockets kept open to the upstream origin. @default 128 */
   connections?: number;
+  /** Told about every finished upstream call, for logs, metrics and traces. @default none */
+  onCall?: (call: UpstreamCall) => void;
+}
+
+/** What observers learn about one upstream call: never the token, the full URL or ids. */
+export interface UpstreamCall {
+  method: HttpMethod;
+  /** The route template, e.g. `/videos/:videoId/hotspots/:id`. */
+  route: string;
+  /** HTTP status, or undefined when no answer arrived. */
+  status: number | undefined;
+  durationMs: number;
+  /** The error code the caller gets, or undefined on success. */
+  errorCode: string | undefined;
+  requestId: string;
 }
 
 /**
@@ -42,8 +57,9 @@ export class UpstreamClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #timeoutMs: number;
+  readonly #onCall: ((call: UpstreamCall) => void) | undefined;
 
-  constructor({ baseUrl, timeoutMs, connections = 128 }: UpstreamClientOptions) {
+  constructor({ baseUrl, timeoutMs, connections = 128, onCall }: UpstreamClientOptions) {
     this.#pool = new Pool(baseUrl.origin, {
       connections,
       keepAliveTimeout: 30_000,
@@ -53,9 +69,37 @@ export class UpstreamClient {
     });
     this.#basePath = baseUrl.pathname.replace(/\/+$/, '');
     this.#timeoutMs = timeoutMs;
+    this.#onCall = onCall;
+  }
+
+  /** Socket counts of the keep-alive pool (connected, free, pending, running, size). */
+  get stats() {
+    return this.#pool.stats;
   }
 
   async request(request: UpstreamRequest, caller: CallerHeaders): Promise<Envelope> {
+    if (!this.#onCall) return this.#request(request, caller);
+    const started = performance.now();
+    let status: number | undefined;
+    let errorCode: string | undefined;
+    try {
+      return await this.#request(request, caller, (s) => (status = s));
+    } catch (error) {
+      errorCode = String((error as { extensions?: { code?: unknown } }).extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+      throw error;
+    } finally {
+      this.#onCall({
+        method: request.method,
+        route: request.route,
+        status,
+        durationMs: performance.now() - started,
+        errorCode,
+        requestId: caller.requestId,
+      });
+    }
+  }
+
+  async #request(request: UpstreamRequest, caller: CallerHeaders, onStatus?: (status: number) => void): Promise<Envelope> {
     const path = this.#basePath + fillRoute(request.route, request.params) + queryString(request.query);
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -76,6 +120,7 @@ export class UpstreamClient {
     try {
       const response = await this.#pool.request({ method: request.method, path, headers, body, signal });
       status = response.statusCode;
+      onStatus?.(status);
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await response.body.text();
