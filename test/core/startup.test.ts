@@ -1,0 +1,83 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+/** Runs `src/main.ts` as `npm start` would (through tsx, so no build is needed). */
+function startMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (pattern: RegExp, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const match = pattern.exec(output);
+      if (match) return match;
+      if (child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`"${pattern}" never appeared in:\n${output}`);
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+let running: ChildProcess | undefined;
+afterEach(() => {
+  running?.kill('SIGKILL');
+  running = undefined;
+});
+
+describe('configuration', () => {
+  it('has documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({ port: 4000, host: '0.0.0.0', upstreamUrl: undefined, upstreamTimeoutMs: 10000, graphiql: true, production: false });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be a port number from 0 to 65535.'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be a port number from 0 to 65535.'],
+    [{ UPSTREAM_URL: 'ftp://files.example/v2' }, 'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.'],
+    [{ UPSTREAM_URL: 'https://api.example.com/v1' }, 'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.'],
+    [{ UPSTREAM_TIMEOUT_MS: '0' }, 'Invalid configuration: UPSTREAM_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000.'],
+  ])('refuses %j with one line naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('a bad value makes `npm start` print that one line and exit with status 1', async () => {
+    const main = startMain({ PORT: 'not-a-port' });
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(main.output().trim().split('\n').filter((line) => !line.includes('ExperimentalWarning'))).toEqual([
+      'Invalid configuration: PORT must be a port number from 0 to 65535.',
+    ]);
+  });
+});
+
+describe('start-up with the embedded sandbox', () => {
+  it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
+    const main = startMain({ PORT: '0', HOST: '127.0.0.1' });
+    running = main.child;
+    const [, address] = await main.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/graphql)/);
+    const [, token] = await main.waitFor(/Authorization: Bearer ([\w.-]+)/);
+    expect(main.output()).toContain('sandbox');
+
+    const page = await fetch(address!, { headers: { accept: 'text/html' } });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('<title>Video Management GraphQL</title>');
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/);
+
+    const answer = await fetch(address!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id name } } }' }),
+    });
+    expect(await answer.json()).toEqual({ data: { apiKeys: { nodes: [{ id: 'ak_001', name: 'API key 1' }] } } });
+  });
+});

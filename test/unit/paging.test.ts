@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { type UpstreamPage, decodeCursor, encodeCursor, forwardConnection } from '../../src/paging.js';
+
+describe('cursor codec', () => {
+  it('round-trips a resume point, with and without an upstream cursor', () => {
+    expect(decodeCursor(encodeCursor({ cursor: null, skip: 3 }))).toEqual({ cursor: null, skip: 3 });
+    expect(decodeCursor(encodeCursor({ cursor: 'eyJvZmZzZXQiOjI1fQ:x', skip: 0 }))).toEqual({ cursor: 'eyJvZmZzZXQiOjI1fQ:x', skip: 0 });
+  });
+
+  it('issues opaque, URL-safe strings', () => {
+    expect(encodeCursor({ cursor: 'a/b+c=', skip: 12 })).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not base64url', 'abc$'],
+    ['foreign base64', Buffer.from('hello').toString('base64url')],
+    ['skip beyond a page', Buffer.from('c1:26:').toString('base64url')],
+    ['non-canonical padding', `${encodeCursor({ cursor: null, skip: 1 })}=`],
+  ])('rejects a cursor that is %s as BAD_USER_INPUT', (_, value) => {
+    expect(() => decodeCursor(value)).toThrow(expect.objectContaining({
+      message: '"after" is not a cursor issued by this API.',
+      extensions: { code: 'BAD_USER_INPUT', issues: [{ path: 'after', message: 'is not a valid cursor' }] },
+    }));
+  });
+});
+
+/** An upstream of `total` records named 1..total, paged by an offset cursor. */
+function fakeList(total: number) {
+  const calls: Array<{ cursor: string | null; limit: number }> = [];
+  const fetchPage = async (cursor: string | null, limit: number): Promise<UpstreamPage<number>> => {
+    calls.push({ cursor, limit });
+    const offset = cursor === null ? 0 : Number(cursor);
+    const items = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => offset + i + 1);
+    const next = offset + items.length < total ? String(offset + items.length) : null;
+    return { items, next };
+  };
+  return { calls, fetchPage };
+}
+
+describe('forwardConnection', () => {
+  it('serves a first page in one upstream call', async () => {
+    const list = fakeList(62);
+    const page = await forwardConnection(list.fetchPage, 3, null);
+    expect(page.edges.map((e) => e.node)).toEqual([1, 2, 3]);
+    expect(list.calls).toEqual([{ cursor: null, limit: 3 }]);
+    expect(page.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: page.edges[0]!.cursor,
+      endCursor: page.edges[2]!.cursor,
+    });
+  });
+
+  it('chains upstream pages of 25 to serve first: 100', async () => {
+    const list = fakeList(200);
+    const page = await forwardConnection(list.fetchPage, 100, null);
+    expect(page.edges.map((e) => e.node)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(list.calls).toEqual([
+      { cursor: null, limit: 25 },
+      { cursor: '25', limit: 25 },
+      { cursor: '50', limit: 25 },
+      { cursor: '75', limit: 25 },
+    ]);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+  });
+
+  it('stops at the end of the list and says there is no next page', async () => {
+    const list = fakeList(62);
+    const page = await forwardConnection(list.fetchPage, 100, null);
+    expect(page.edges).toHaveLength(62);
+    expect(list.calls).toHaveLength(3);
+    expect(page.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it('resumes after an edge in the middle of an upstream page', async () => {
+    const list = fakeList(62);
+    const first = await forwardConnection(list.fetchPage, 10, null);
+    list.calls.length = 0;
+    const second = await forwardConnection(list.fetchPage, 5, decodeCursor(first.edges[6]!.cursor));
+    expect(second.edges.map((e) => e.node)).toEqual([8, 9, 10, 11, 12]);
+    expect(list.calls).toEqual([{ cursor: null, limit: 12 }]);
+    expect(second.pageInfo.hasPreviousPage).toBe(true);
+  });
+
+  it('resumes after the last edge of an upstream page from the next upstream cursor, without refetching', async () => {
+    const list = fakeList(62);
+    const first = await forwardConnection(list.fetchPage, 25, null);
+    list.calls.length = 0;
+    const second = await forwardConnection(list.fetchPage, 2, decodeCursor(first.pageInfo.endCursor!));
+    expect(second.edges.map((e) => e.node)).toEqual([26, 27]);
+    expect(list.calls).toEqual([{ cursor: '25', limit: 2 }]);
+  });
+
+  it('resumes from a page boundary inside a chained page', async () => {
+    const list = fakeList(62);
+    const page = await forwardConnection(list.fetchPage, 40, null);
+    const resumed = await forwardConnection(list.fetchPage, 30, decodeCursor(page.pageInfo.endCursor!));
+    expect(resumed.edges.map((e) => e.node)).toEqual(Array.from({ length: 22 }, (_, i) => i + 41));
+    expect(resumed.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it('answers first: 0 without calling the upstream', async () => {
+    const list = fakeList(62);
+    const page = await forwardConnection(list.fetchPage, 0, null);
+    expect(page).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+    expect(list.calls).toEqual([]);
+  });
+
+  it('treats an empty page that points further as a broken upstream instead of looping', async () => {
+    const fetchPage = async (cursor: string | null): Promise<UpstreamPage<number>> =>
+      cursor === null ? { items: [1], next: 'again' } : { items: [], next: 'again' };
+    await expect(forwardConnection(fetchPage, 5, null)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_BAD_RESPONSE' } });
+  });
+});
