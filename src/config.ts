@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { type Limits, limitsEnvironment, limitsFrom } from './limits.js';
+import { ANY_ORIGIN, corsOriginList } from './cors.js';
+import { DEFAULT_MAX_BODY_BYTES } from './http.js';
+import { DEFAULT_COMPRESSION_MIN_BYTES } from './plugins/use-compression.js';
 
 const integer = (min: number, max: number, what: string) =>
   z
@@ -35,7 +39,30 @@ const environment = z.object({
   /** Serve GraphiQL on GET /graphql. @default true, false when NODE_ENV=production */
   GRAPHIQL: z.enum(['true', 'false'], 'must be true or false').transform((v) => v === 'true').optional(),
   NODE_ENV: z.string().optional(),
+  /** Persisted-documents manifest (hash -> document); when set only those operations run. @default unset: any operation */
+  TRUSTED_DOCUMENTS: z.string().min(1, 'must be a file path').optional(),
+  /** Resilience and operation limits: see src/limits.ts and docs/security.md. */
+  ...limitsEnvironment,
+  /** Origins allowed to call from a browser, comma-separated, or *. @default none in production, * otherwise */
+  CORS_ORIGINS: corsOriginList.optional(),
+  /** Largest request body in bytes. @default 1048576 */
+  MAX_BODY_BYTES: integer(1, 100 * 1024 * 1024, 'must be a whole number of bytes from 1 to 104857600').default(DEFAULT_MAX_BODY_BYTES),
+  /** Smallest answer in bytes that is compressed. @default 1024 */
+  COMPRESSION_MIN_BYTES: integer(0, 2 ** 31 - 1, 'must be a whole number of bytes').default(DEFAULT_COMPRESSION_MIN_BYTES),
+  /** Lowest pino level written. @default info */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be one of fatal, error, warn, info, debug, trace, silent').default('info'),
+  /** How long in-flight requests may take to finish after SIGTERM/SIGINT. @default 10000 */
+  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'must be a whole number of milliseconds from 0 to 600000').default(10_000),
+  /** Worker processes sharing the port (node:cluster). @default 1 */
+  WORKERS: integer(1, 64, 'must be a whole number from 1 to 64').default(1),
+  /** OTLP/HTTP collector base address; tracing is off while unset. @default unset */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** service.name on every span. @default vms-graphql-gateway */
+  OTEL_SERVICE_NAME: z.string().min(1, 'must not be empty').default('vms-graphql-gateway'),
 });
+
+/** The names of every environment variable the gateway reads. */
+export const ENVIRONMENT_VARIABLES = Object.keys(environment.shape);
 
 export interface Config {
   port: number;
@@ -45,7 +72,22 @@ export interface Config {
   upstreamTimeoutMs: number;
   graphiql: boolean;
   production: boolean;
+  /** Path of the trusted-documents manifest; undefined accepts any operation. */
+  trustedDocuments: string | undefined;
+  limits: Limits;
+  /** Origins allowed to call from a browser; ['*'] for any, [] for none. */
+  corsOrigins: string[];
+  maxBodyBytes: number;
+  compressionMinBytes: number;
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+  workers: number;
+  /** Set only when traces are to be exported. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
 }
+
+export type LogLevel = z.infer<typeof environment>['LOG_LEVEL'];
 
 export class ConfigError extends Error {}
 
@@ -66,5 +108,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     graphiql: values.GRAPHIQL ?? !production,
     production,
+    trustedDocuments: values.TRUSTED_DOCUMENTS,
+    limits: limitsFrom(values, production),
+    corsOrigins: values.CORS_ORIGINS ?? (production ? [] : [ANY_ORIGIN]),
+    maxBodyBytes: values.MAX_BODY_BYTES,
+    compressionMinBytes: values.COMPRESSION_MIN_BYTES,
+    logLevel: values.LOG_LEVEL,
+    shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
+    workers: values.WORKERS,
+    otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: values.OTEL_SERVICE_NAME,
   };
 }

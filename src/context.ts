@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
+import { DEFAULT_LIMITS, type Limits, upstreamCallsExceeded } from './limits.js';
+import { requestIdOf } from './request-id.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
 
 /** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
@@ -15,16 +16,22 @@ export class Caller {
   /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
   readonly authorization: string | null;
   readonly requestId: string;
+  /** Upstream calls sent for this request so far, for the request's log line. */
+  upstreamCalls = 0;
   readonly #request: Request;
   readonly #client: UpstreamClient;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
+  readonly #maxUpstreamCalls: number;
+  readonly #deadline: { at: number; ms: number };
 
-  constructor(request: Request, client: UpstreamClient) {
+  constructor(request: Request, client: UpstreamClient, limits: Pick<Limits, 'requestDeadlineMs' | 'maxUpstreamCalls'> = DEFAULT_LIMITS) {
     const authorization = request.headers.get('authorization');
     this.authorization = authorization !== null && BEARER.test(authorization) ? authorization : null;
-    this.requestId = requestIdFrom(request.headers.get('x-request-id'));
+    this.requestId = requestIdOf(request);
     this.#request = request;
     this.#client = client;
+    this.#maxUpstreamCalls = limits.maxUpstreamCalls;
+    this.#deadline = { at: Date.now() + limits.requestDeadlineMs, ms: limits.requestDeadlineMs };
   }
 
   /** Sends a write: never deduplicated, never cached. */
@@ -42,17 +49,16 @@ export class Caller {
 
   async #send(request: UpstreamRequest): Promise<Envelope> {
     if (this.authorization === null) throw new Error('Upstream call without credentials: the auth scope must run first.');
+    // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
+    if (this.upstreamCalls >= this.#maxUpstreamCalls) throw upstreamCallsExceeded(this.#maxUpstreamCalls);
+    this.upstreamCalls++;
     return this.#client.request(request, {
       authorization: this.authorization,
       requestId: this.requestId,
       signal: this.#request.signal,
+      deadline: this.#deadline,
     });
   }
-}
-
-/** A caller's x-request-id is kept when it is a sane token, so it can be traced end to end. */
-function requestIdFrom(header: string | null): string {
-  return header !== null && /^[\w.:-]{1,128}$/.test(header) ? header : randomUUID();
 }
 
 /** What the gateway adds to Yoga's context. */

@@ -15,6 +15,8 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  /** An operation limit (depth, aliases, tokens, directives, cost, upstream calls); `extensions.limit` names it. */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

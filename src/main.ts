@@ -1,38 +1,60 @@
-import { createServer } from 'node:http';
+import cluster from 'node:cluster';
+import { announce } from './announce.js';
+import { SANDBOX_URL_FROM_PRIMARY, runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createGateway } from './gateway.js';
-import { startSandbox } from './sandbox/server.js';
+import { shutdownOnSignals } from './lifecycle.js';
+import { createLogger } from './logger.js';
+import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const sandbox = config.upstreamUrl ? undefined : await startSandbox();
-  const upstreamUrl = config.upstreamUrl ?? new URL(sandbox!.url);
+  const readable = !config.production;
+  const root = createLogger({ level: config.logLevel, production: config.production });
+  const logger = cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root;
+  if (config.workers > 1 && cluster.isPrimary) {
+    // One sandbox for all workers, so that what one worker writes the others read.
+    const sandbox = config.upstreamUrl ? undefined : await startSandbox();
+    return runPrimary({
+      workers: config.workers,
+      logger,
+      env: sandbox ? { [SANDBOX_URL_FROM_PRIMARY]: sandbox.url } : {},
+      onListening: (port) => announce({ config, port, sandboxToken: sandbox?.token, readable, workers: config.workers }, logger),
+      cleanup: async () => sandbox?.close(),
+    });
+  }
+  // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
+  const [{ createGateway }, { createHttpServer }, { startTracing }] = await Promise.all([import('./gateway.js'), import('./http.js'), import('./tracing.js')]);
+  const tracing = startTracing(config);
+  const primarySandbox = cluster.isWorker ? process.env[SANDBOX_URL_FROM_PRIMARY] : undefined;
+  const sandbox = config.upstreamUrl || primarySandbox ? undefined : await startSandbox();
+  const sandboxToken = sandbox?.token ?? (primarySandbox ? SANDBOX_TOKEN : undefined);
+  const upstreamUrl = config.upstreamUrl ?? new URL(primarySandbox ?? sandbox!.url);
   const gateway = createGateway({
     upstreamUrl,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     graphiql: config.graphiql,
-    graphiqlHeaders: sandbox ? { Authorization: `Bearer ${sandbox.token}` } : undefined,
+    graphiqlHeaders: sandboxToken ? { Authorization: `Bearer ${sandboxToken}` } : undefined,
+    logger,
+    tracerProvider: tracing?.provider,
+    trustedDocuments: config.trustedDocuments,
+    corsOrigins: config.corsOrigins,
+    compressionMinBytes: config.compressionMinBytes,
+    limits: config.limits,
   });
-  const server = createServer(gateway.yoga);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const server = createHttpServer(gateway.yoga, { maxBodyBytes: config.maxBodyBytes });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  console.log(`GraphQL gateway listening on http://${shown}:${port}/graphql${config.graphiql ? ' (open it in a browser for GraphiQL)' : ''}`);
-  if (sandbox) {
-    console.log('UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data.');
-    console.log(`Paste this header into GraphiQL's Headers tab: {"Authorization": "Bearer ${sandbox.token}"}`);
-  } else {
-    console.log('Forwarding to the upstream set in UPSTREAM_URL.');
-  }
-
-  const stop = () => {
-    server.close();
-    server.closeIdleConnections();
-    void Promise.all([gateway.close(), sandbox?.close()]).then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  if (cluster.isPrimary) announce({ config, port, sandboxToken, readable, workers: 1 }, logger);
+  shutdownOnSignals({
+    server,
+    timeoutMs: config.shutdownTimeoutMs,
+    logger,
+    // A worker's SIGINT comes from a Ctrl-C at the terminal; the primary relays it as SIGTERM.
+    signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'],
+    cleanup: () => Promise.all([gateway.close(), sandbox?.close(), tracing?.shutdown()]),
+  });
+  if (cluster.isWorker) process.on('SIGINT', () => {});
 }
 
 main().catch((error: unknown) => {

@@ -88,3 +88,21 @@ export async function forwardConnection<T>(fetchPage: FetchPage<T>, first: numbe
     },
   };
 }
+
+/**
+ * Upstream pages `forwardConnection` fetches at most for `first` records after `after`: the
+ * skipped head of the resumed page counts too. Unreadable arguments count 0, as the resolver
+ * rejects them before any call.
+ */
+export function upstreamPagesFor(first: number, after: string | null | undefined, maxFirst: number): number {
+  if (first <= 0 || first > maxFirst) return 0;
+  let skip = 0;
+  if (after != null) {
+    try {
+      skip = decodeCursor(after).skip;
+    } catch {
+      return 0;
+    }
+  }
+  return Math.ceil((skip + first) / UPSTREAM_MAX_PAGE);
+}

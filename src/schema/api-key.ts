@@ -1,5 +1,6 @@
 import { badUserInput } from '../errors.js';
-import { type ResumePoint, decodeCursor, forwardConnection } from '../paging.js';
+import type { UpstreamCallEstimate } from '../plugins/use-upstream-budget.js';
+import { type ResumePoint, decodeCursor, forwardConnection, upstreamPagesFor } from '../paging.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { builder } from './builder.js';
@@ -44,6 +45,9 @@ builder.queryField('apiKeys', (t) =>
     args: {
       first: t.arg.int({ defaultValue: 25, description: `How many keys to return, 0 to ${MAX_FIRST}.` }),
       after: t.arg.string({ description: 'Return the keys that follow the edge with this cursor.' }),
+    },
+    extensions: {
+      upstreamCalls: (({ first, after }) => upstreamPagesFor((first as number | null) ?? 25, after as string | null, MAX_FIRST)) satisfies UpstreamCallEstimate,
     },
     resolve: async (_root, { first, after }, { caller }) => {
       const count = first ?? 25;

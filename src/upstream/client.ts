@@ -1,5 +1,7 @@
-import { Pool, errors as undiciErrors } from 'undici';
-import { upstreamBadResponse, upstreamFailure, upstreamTimeout, upstreamUnavailable } from './errors.js';
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { type BreakerSettings, type BreakerState, UpstreamBreaker } from './breaker.js';
+import { deadlineExceeded, upstreamBadResponse, upstreamFailure, upstreamTimeout, upstreamUnavailable } from './errors.js';
+import { type RetrySettings, retryInterceptor, retryPolicy } from './retry.js';
 import { fillRoute } from './route.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -18,6 +20,10 @@ export interface CallerHeaders {
   authorization: string;
   requestId: string;
   signal?: AbortSignal | undefined;
+  /** The operation's deadline (Date.now() time) and its length, for the error message. @default none */
+  deadline?: { at: number; ms: number } | undefined;
+  /** Headers set by the `around` option, e.g. W3C traceparent; they cannot replace the ones above. @default none */
+  traceHeaders?: Record<string, string> | undefined;
 }
 
 export interface Envelope {
@@ -34,6 +40,14 @@ export interface UpstreamClientOptions {
   connections?: number;
   /** Told about every finished upstream call, for logs, metrics and traces. @default none */
   onCall?: (call: UpstreamCall) => void;
+  /** Wraps every call, e.g. in a trace span, and may add headers to it (`send`'s argument). @default none */
+  around?: (request: UpstreamRequest, send: (traceHeaders: Record<string, string>) => Promise<Envelope>) => Promise<Envelope>;
+  /** Largest response body in bytes; undici aborts the response past it. @default 10 MiB */
+  maxResponseBytes?: number;
+  /** Retries of GET requests. @default 2 retries, waits up to 2 s */
+  retry?: RetrySettings;
+  /** Circuit breaker for the upstream origin. @default 50 % of at least 5 calls in 10 s, open for 10 s */
+  breaker?: BreakerSettings;
 }
 
 /** What observers learn about one upstream call: never the token, the full URL or ids. */
@@ -50,26 +64,46 @@ export interface UpstreamCall {
 }
 
 /**
- * The gateway's only way to the upstream: one keep-alive pool to UPSTREAM_URL's origin. It sends
- * the caller's own Authorization header and turns every failure into an `UpstreamFailure`.
+ * The gateway's only way to the upstream: one keep-alive pool to UPSTREAM_URL's origin, behind a
+ * circuit breaker and undici's retry interceptor. It sends the caller's own Authorization header
+ * and turns every failure into an `UpstreamFailure`. Redirects are not followed (undici's default),
+ * so the token never leaves UPSTREAM_URL's origin; a 3xx is answered as an error.
  */
 export class UpstreamClient {
   readonly #pool: Pool;
+  readonly #dispatcher: Dispatcher;
+  readonly #breaker: UpstreamBreaker;
   readonly #basePath: string;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
   readonly #onCall: ((call: UpstreamCall) => void) | undefined;
+  readonly #around: UpstreamClientOptions['around'];
 
-  constructor({ baseUrl, timeoutMs, connections = 128, onCall }: UpstreamClientOptions) {
+  constructor({
+    baseUrl,
+    timeoutMs,
+    connections = 128,
+    onCall,
+    around,
+    maxResponseBytes = 10 * 1024 * 1024,
+    retry = { retries: 2, maxDelayMs: 2_000 },
+    breaker = { errorPercent: 50, minCalls: 5, resetMs: 10_000, windowMs: 10_000 },
+  }: UpstreamClientOptions) {
     this.#pool = new Pool(baseUrl.origin, {
       connections,
       keepAliveTimeout: 30_000,
       connectTimeout: timeoutMs,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      maxResponseSize: maxResponseBytes,
     });
+    this.#dispatcher = this.#pool.compose(retryInterceptor(retry));
+    this.#breaker = new UpstreamBreaker(breaker);
     this.#basePath = baseUrl.pathname.replace(/\/+$/, '');
     this.#timeoutMs = timeoutMs;
+    this.#maxResponseBytes = maxResponseBytes;
     this.#onCall = onCall;
+    this.#around = around;
   }
 
   /** Socket counts of the keep-alive pool (connected, free, pending, running, size). */
@@ -77,13 +111,23 @@ export class UpstreamClient {
     return this.#pool.stats;
   }
 
-  async request(request: UpstreamRequest, caller: CallerHeaders): Promise<Envelope> {
-    if (!this.#onCall) return this.#request(request, caller);
+  /** State of the circuit breaker: closed (normal), open (failing fast) or halfOpen (probing). */
+  get breakerState(): BreakerState {
+    return this.#breaker.state;
+  }
+
+  request(request: UpstreamRequest, caller: CallerHeaders): Promise<Envelope> {
+    if (!this.#around) return this.#observed(request, caller);
+    return this.#around(request, (traceHeaders) => this.#observed(request, { ...caller, traceHeaders }));
+  }
+
+  async #observed(request: UpstreamRequest, caller: CallerHeaders): Promise<Envelope> {
+    if (!this.#onCall) return this.#guarded(request, caller);
     const started = performance.now();
     let status: number | undefined;
     let errorCode: string | undefined;
     try {
-      return await this.#request(request, caller, (s) => (status = s));
+      return await this.#guarded(request, caller, (s) => (status = s));
     } catch (error) {
       errorCode = String((error as { extensions?: { code?: unknown } }).extensions?.code ?? 'INTERNAL_SERVER_ERROR');
       throw error;
@@ -99,9 +143,16 @@ export class UpstreamClient {
     }
   }
 
+  async #guarded(request: UpstreamRequest, caller: CallerHeaders, onStatus?: (status: number) => void): Promise<Envelope> {
+    // A deadline used up before sending says nothing about the upstream, so the breaker never sees it.
+    if (caller.deadline && caller.deadline.at <= Date.now()) throw deadlineExceeded(caller.deadline.ms);
+    return this.#breaker.run(() => this.#request(request, caller, onStatus), caller.signal);
+  }
+
   async #request(request: UpstreamRequest, caller: CallerHeaders, onStatus?: (status: number) => void): Promise<Envelope> {
     const path = this.#basePath + fillRoute(request.route, request.params) + queryString(request.query);
     const headers: Record<string, string> = {
+      ...caller.traceHeaders,
       accept: 'application/json',
       authorization: caller.authorization,
       'x-request-id': caller.requestId,
@@ -111,37 +162,46 @@ export class UpstreamClient {
       body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
     }
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    // One timer for the whole call, retries included: the shorter of the call's bound and what is left of the deadline.
+    const left = caller.deadline ? Math.max(1, caller.deadline.at - Date.now()) : Infinity;
+    const byDeadline = left < this.#timeoutMs;
+    const timeout = AbortSignal.timeout(byDeadline ? left : this.#timeoutMs);
     const signal = caller.signal ? AbortSignal.any([caller.signal, timeout]) : timeout;
+    const retryOptions = { retry: retryPolicy(Date.now() + Math.min(left, this.#timeoutMs), signal) };
 
     let status: number;
     let retryAfter: string | undefined;
     let text: string;
     try {
-      const response = await this.#pool.request({ method: request.method, path, headers, body, signal });
+      const response = await this.#dispatcher.request({ method: request.method, path, headers, body, signal, retryOptions } as Dispatcher.RequestOptions);
       status = response.statusCode;
       onStatus?.(status);
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await response.body.text();
     } catch (error) {
-      throw this.#transportFailure(error, timeout);
+      throw this.#transportFailure(error, timeout, byDeadline ? caller.deadline : undefined);
     }
     return parseAnswer(status, text, retryAfter);
   }
 
+  /** Stops the breaker and closes the pool, letting requests in flight finish. */
   close(): Promise<void> {
+    this.#breaker.close();
     return this.#pool.close();
   }
 
-  #transportFailure(error: unknown, timeout: AbortSignal) {
+  #transportFailure(error: unknown, timeout: AbortSignal, deadline: CallerHeaders['deadline']) {
+    if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
+      return upstreamBadResponse(`the body is larger than ${this.#maxResponseBytes} bytes`);
+    }
     if (
       timeout.aborted ||
       error instanceof undiciErrors.ConnectTimeoutError ||
       error instanceof undiciErrors.HeadersTimeoutError ||
       error instanceof undiciErrors.BodyTimeoutError
     ) {
-      return upstreamTimeout(this.#timeoutMs);
+      return deadline ? deadlineExceeded(deadline.ms) : upstreamTimeout(this.#timeoutMs);
     }
     return upstreamUnavailable();
   }

@@ -101,3 +101,12 @@ export const upstreamUnavailable = () =>
 
 export const upstreamBadResponse = (why: string) =>
   transportError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream service sent a response the gateway cannot read: ${why}.`);
+
+export const deadlineExceeded = (deadlineMs: number) =>
+  transportError(ErrorCode.UPSTREAM_TIMEOUT, `The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`);
+
+export const circuitOpen = () =>
+  transportError(
+    ErrorCode.UPSTREAM_UNAVAILABLE,
+    'The upstream service is failing, so the gateway has stopped calling it for a short while. Try again later.',
+  );

@@ -1,6 +1,7 @@
-import { type Server, createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type GatewayOptions, createGateway } from '../../src/gateway.js';
+import { DEFAULT_MAX_BODY_BYTES, createHttpServer } from '../../src/http.js';
 
 export interface RunningGateway {
   /** http://127.0.0.1:PORT/graphql */
@@ -18,9 +19,9 @@ export interface GraphQLAnswer {
 }
 
 /** Starts the real gateway on an ephemeral loopback port. */
-export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+export async function startGateway(options: GatewayOptions & { maxBodyBytes?: number }): Promise<RunningGateway> {
   const gateway = createGateway(options);
-  const server = createServer(gateway.yoga);
+  const server = createHttpServer(gateway.yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   return {

@@ -1,0 +1,60 @@
+// The load generator, in a process of its own so that it never shares an event loop with a server
+// under test. It takes jobs over IPC and answers each with what one autocannon run measured.
+
+import autocannon from 'autocannon';
+
+export interface LoadJob {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSeconds: number;
+  /** Count answers whose body is not a GraphQL result without errors. */
+  expectGraphQLData: boolean;
+}
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  transportErrors: number;
+  graphqlErrors: number;
+}
+
+async function run(job: LoadJob): Promise<LoadResult> {
+  // autocannon's own histogram keeps whole milliseconds; sub-millisecond differences matter here.
+  const latencies: number[] = [];
+  const result = await autocannon({
+    url: job.url,
+    method: job.method,
+    headers: job.headers,
+    body: job.body,
+    connections: job.connections,
+    duration: job.durationSeconds,
+    setupClient: (client) => client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms)),
+    ...(job.expectGraphQLData ? { verifyBody: (body: unknown) => typeof body === 'string' && body.startsWith('{"data":') && !body.includes('"errors":') } : {}),
+  });
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return {
+    requests: latencies.length,
+    // autocannon runs a little past the nominal duration while the last answers arrive.
+    requestsPerSecond: latencies.length / ((result.finish.getTime() - result.start.getTime()) / 1000),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    non2xx: result.non2xx,
+    transportErrors: result.errors + result.timeouts,
+    graphqlErrors: result.mismatches,
+  };
+}
+
+process.on('message', (job: LoadJob) => {
+  run(job).then(
+    (result) => process.send!({ result }),
+    (error: unknown) => process.send!({ error: String(error) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,260 @@
+// `npm run bench`: the gateway measured against its ceiling (the upstream alone) and its floor (the
+// least a Node facade can do), side by side in one run. Every server and the load generator run in
+// processes of their own on 127.0.0.1, compiled to JavaScript as production runs it: a TypeScript
+// loader in the process would add its own CPU, memory and source-map lookups to every number.
+// Rows run in alternating order over several rounds and the table quotes medians, because a
+// shared 2-core machine is noisy.
+//
+//   npm run bench                                 3 rounds of 5 s per row, about three minutes
+//   npm run bench -- --smoke                      1 round of 0.3 s per row, to show it still works
+//   npm run bench -- --rounds 2 --duration 3 --json results.json
+//   npm run bench -- --rows 2,3 --profile /tmp/profiles   then: npx tsx bench/profile-summary.ts FILE
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { request } from 'node:http';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import type { LoadJob, LoadResult } from './load.js';
+import type { Usage } from './probe.js';
+
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    json: { type: 'string' },
+    /** Only these rows, e.g. 2,3 (the compression check always runs). */
+    rows: { type: 'string' },
+    /** Write V8 CPU profiles of the gateway processes into this folder (node --cpu-prof). */
+    profile: { type: 'string' },
+  },
+});
+const rounds = Number(args.rounds ?? (args.smoke ? 1 : 3));
+const durationSeconds = Number(args.duration ?? (args.smoke ? 0.3 : 5));
+const warmupSeconds = args.smoke ? 0 : Math.min(2, durationSeconds);
+const connections = Number(args.connections);
+const TOKEN = 'Bearer sandbox-token';
+const UPSTREAM_LATENCY_MS = 20;
+
+// --- processes --------------------------------------------------------------
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  port: number;
+}
+
+const children: ChildProcess[] = [];
+
+function start(name: string, file: string, env: Record<string, string> = {}, profile = false): Promise<Proc> {
+  const child = fork(new URL(file, import.meta.url), [], {
+    execArgv: profile && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [],
+    env: { ...process.env, ...env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it listened`)));
+    child.once('message', (message: { port: number }) => resolve({ name, child, port: message.port }));
+  });
+}
+
+function ask<T>(child: ChildProcess, message: unknown, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (answer: Record<string, unknown>) => {
+      if (!(key in answer) && !('error' in answer)) return;
+      child.off('message', onMessage);
+      if ('error' in answer) reject(new Error(String(answer.error)));
+      else resolve(answer[key] as T);
+    };
+    child.on('message', onMessage);
+    child.send(message as object);
+  });
+}
+
+const stopAll = () => children.forEach((child) => child.connected && child.disconnect());
+process.once('SIGINT', () => (stopAll(), process.exit(130)));
+
+// --- rows --------------------------------------------------------------------
+
+const apiKeyFields = 'id name type permissions createdBy createdTime updatedBy updatedTime';
+const pageInfo = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+// With every field, first: 100 passes the default cost limit (docs/security.md), so row 4 asks for fewer.
+const apiKeysQuery = (first: number, fields = apiKeyFields) => `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
+const apiKeys100 = apiKeysQuery(100, 'id name type permissions createdTime');
+const createFolder = 'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';
+
+interface Row {
+  id: string;
+  what: string;
+  server: Proc;
+  job: Omit<LoadJob, 'connections' | 'durationSeconds'>;
+}
+
+function graphql(server: Proc, query: string, headers: Record<string, string> = {}): Row['job'] {
+  return {
+    url: `http://127.0.0.1:${server.port}/graphql`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: TOKEN, ...headers },
+    body: JSON.stringify({ query }),
+    expectGraphQLData: !headers['accept-encoding'],
+  };
+}
+
+function rest(server: Proc): Row['job'] {
+  return { url: `http://127.0.0.1:${server.port}/v2/api_keys?limit=25`, method: 'GET', headers: { authorization: TOKEN }, expectGraphQLData: false };
+}
+
+// --- measuring -----------------------------------------------------------------
+
+interface Measurement extends LoadResult {
+  cpuMicrosPerRequest: number;
+  peakRssMB: number;
+}
+
+async function measure(load: ChildProcess, row: Row, seconds: number): Promise<Measurement> {
+  const before = await ask<Usage>(row.server.child, 'usage', 'usage');
+  const result = await ask<LoadResult>(load, { ...row.job, connections, durationSeconds: seconds }, 'result');
+  const after = await ask<Usage>(row.server.child, 'usage', 'usage');
+  return {
+    ...result,
+    cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, result.requests),
+    peakRssMB: after.peakRssBytes / 2 ** 20,
+  };
+}
+
+/** One answer's body as sent on the wire, and decoded. */
+function fetchRaw(job: Row['job']): Promise<{ wireBytes: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(job.url, { method: job.method, headers: job.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const wire = Buffer.concat(chunks);
+        const encoding = res.headers['content-encoding'];
+        const decoded = encoding === 'gzip' ? gunzipSync(wire) : wire;
+        resolve({ wireBytes: wire.length, text: decoded.toString() });
+      });
+    });
+    req.on('error', reject);
+    req.end(job.body);
+  });
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+// --- the run ---------------------------------------------------------------------
+
+const [upstream, slowUpstream] = await Promise.all([
+  start('upstream', './upstream.js'),
+  start('upstream (20 ms)', './upstream.js', { LATENCY_MS: String(UPSTREAM_LATENCY_MS) }),
+]);
+const loader = fork(new URL('./load.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+children.push(loader);
+const upstreamUrl = (p: Proc) => `http://127.0.0.1:${p.port}/v2`;
+const [floor, gateway, slowGateway] = await Promise.all([
+  start('floor', './floor.js', { UPSTREAM_URL: upstreamUrl(upstream) }),
+  start('gateway', './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream) }, true),
+  start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, true),
+]);
+
+const allRows: Row[] = [
+  { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
+  { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
+  { id: '3', what: 'gateway: apiKeys(first: 25)', server: gateway, job: graphql(gateway, apiKeysQuery(25)) },
+  { id: '4', what: 'gateway: apiKeys(first: 100), 4 upstream pages', server: gateway, job: graphql(gateway, apiKeys100) },
+  { id: '5', what: 'gateway: createFolder', server: gateway, job: graphql(gateway, createFolder) },
+  { id: '6a', what: `direct REST, upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowUpstream, job: rest(slowUpstream) },
+  { id: '6b', what: `gateway: apiKeys(first: 25), upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowGateway, job: graphql(slowGateway, apiKeysQuery(25)) },
+  { id: '7a', what: 'gateway: apiKeys(first: 100), gzip', server: gateway, job: graphql(gateway, apiKeys100, { 'accept-encoding': 'gzip' }) },
+  { id: '7b', what: 'gateway: apiKeys(first: 25), gzip', server: gateway, job: graphql(gateway, apiKeysQuery(25), { 'accept-encoding': 'gzip' }) },
+];
+const chosen = args.rows?.split(',');
+const rows = chosen ? allRows.filter((row) => chosen.includes(row.id)) : allRows;
+/** Each compressed row and the uncompressed row it is compared with. */
+const compressed = new Map([
+  ['7a', '4'],
+  ['7b', '3'],
+]);
+
+// Compressed answers are checked here, once, by decoding them: the load generator sees only bytes.
+const byId = (id: string) => allRows.find((row) => row.id === id)!;
+const wireBytes = new Map<string, number>();
+for (const [id, baseId] of compressed) {
+  const [answer, plain] = await Promise.all([fetchRaw(byId(id).job), fetchRaw(byId(baseId).job)]);
+  wireBytes.set(baseId, plain.wireBytes);
+  if (answer.text !== plain.text) throw new Error(`row ${id}: the decoded answer differs from the uncompressed one`);
+  if (answer.wireBytes >= plain.wireBytes) throw new Error(`row ${id}: the answer was not compressed (${answer.wireBytes} bytes against ${plain.wireBytes}): ${answer.text.slice(0, 300)}`);
+  wireBytes.set(id, answer.wireBytes);
+}
+
+if (warmupSeconds > 0) for (const row of rows) await measure(loader, row, warmupSeconds);
+const runs = new Map<string, Measurement[]>(rows.map((row) => [row.id, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const row of round % 2 === 0 ? rows : [...rows].reverse()) runs.get(row.id)!.push(await measure(loader, row, durationSeconds));
+}
+stopAll();
+
+// --- the table ---------------------------------------------------------------------
+
+type Summary = Record<keyof Measurement, number>;
+const summary = new Map<string, Summary>();
+for (const [id, measurements] of runs) {
+  const keys = Object.keys(measurements[0]!) as (keyof Measurement)[];
+  const counts = new Set<keyof Measurement>(['non2xx', 'transportErrors', 'graphqlErrors']);
+  summary.set(id, Object.fromEntries(keys.map((k) => [k, counts.has(k) ? measurements.reduce((s, m) => s + m[k], 0) : median(measurements.map((m) => m[k]))])) as Summary);
+}
+const s = (id: string) => summary.get(id)!;
+const fixed = (n: number, digits = 0) => n.toFixed(digits);
+
+const lines = [
+  `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+  `${rounds} round(s) of ${durationSeconds} s per row, ${connections} connections, order alternating by round; medians (error counts are sums).`,
+  '',
+  '| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | non-2xx | errors | Answer bytes |',
+  '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map((row) => {
+    const m = s(row.id);
+    const bytes = wireBytes.get(row.id);
+    return `| ${row.id} | ${row.what} | ${fixed(m.requestsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} | ${fixed(m.cpuMicrosPerRequest)} | ${fixed(m.peakRssMB)} | ${m.non2xx} | ${m.transportErrors + m.graphqlErrors} | ${bytes ?? ''} |`;
+  }),
+];
+
+const failures = [...summary.values()].reduce((sum, m) => sum + m.non2xx + m.transportErrors + m.graphqlErrors, 0);
+// The targets compare rows with each other, so they need the full set.
+if (!chosen) {
+  const cpuRatio = s('3').cpuMicrosPerRequest / s('2').cpuMicrosPerRequest;
+  const rpsRatio = s('3').requestsPerSecond / s('2').requestsPerSecond;
+  const addedP50 = s('6b').p50Ms - s('6a').p50Ms;
+  const addedP99 = s('6b').p99Ms - s('6a').p99Ms;
+  const peakRss = Math.max(...['3', '4', '5', '6b', ...compressed.keys()].map((id) => s(id).peakRssMB));
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const targets = [
+    ['Gateway CPU per request ÷ floor (row 3 ÷ row 2), at most 2', fixed(cpuRatio, 2), cpuRatio <= 2],
+    ['Gateway req/s ÷ floor (row 3 ÷ row 2), at least 0.6', fixed(rpsRatio, 2), rpsRatio >= 0.6],
+    [`Added p50 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 1 ms`, `${fixed(addedP50, 2)} ms`, addedP50 < 1],
+    [`Added p99 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 5 ms`, `${fixed(addedP99, 2)} ms`, addedP99 < 5],
+    ['Gateway peak RSS under load, below 150 MB', `${fixed(peakRss)} MB`, peakRss < 150],
+    ['non-2xx answers and errors, 0', String(failures), failures === 0],
+  ] as const;
+  lines.push('', '| Target | Measured | |', '|---|---:|---|', ...targets.map(([what, value, ok]) => `| ${what} | ${value} | ${verdict(ok)} |`));
+  lines.push('');
+  for (const [id, baseId] of compressed) {
+    const extra = s(id).cpuMicrosPerRequest - s(baseId).cpuMicrosPerRequest;
+    const saved = 1 - wireBytes.get(id)! / wireBytes.get(baseId)!;
+    lines.push(`Compression, row ${id} against row ${baseId}: ${extra >= 0 ? '+' : ''}${fixed(extra)} CPU µs per answer, ${fixed(saved * 100)}% fewer bytes (${wireBytes.get(baseId)} → ${wireBytes.get(id)}).`);
+  }
+}
+console.log(lines.join('\n'));
+
+if (args.json) {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(args.json, JSON.stringify({ rounds, durationSeconds, connections, rows: rows.map((r) => ({ id: r.id, what: r.what, ...s(r.id), answerBytes: wireBytes.get(r.id) ?? null })) }, null, 2));
+}
+process.exitCode = failures === 0 ? 0 : 1;

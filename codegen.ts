@@ -1,0 +1,37 @@
+/**
+ * `npm run codegen` writes everything generated from the schema: schema.graphql (for clients and
+ * the schema lint) and the typed documents of the example client, with their trusted-documents
+ * manifest. `npm run codegen:check` fails when any of it is stale.
+ */
+import type { CodegenConfig } from '@graphql-codegen/cli';
+import { printSchema } from 'graphql';
+import { schema } from './src/schema/index.js';
+
+const config: CodegenConfig = {
+  // The code-first schema itself, not a file, so codegen never reads a stale schema.graphql.
+  schema: printSchema(schema),
+  documents: ['examples/operations/*.graphql'],
+  ignoreNoDocuments: false,
+  generates: {
+    'schema.graphql': {
+      // Byte for byte what `npm run schema:write` prints (schema-ast would drop the final newline),
+      // so either command leaves the file unchanged and `npm run schema:stale` agrees with both.
+      plugins: [{ add: { placement: 'content', content: `${printSchema(schema)}\n` } }],
+    },
+    'examples/generated/': {
+      preset: 'client',
+      presetConfig: {
+        fragmentMasking: { unmaskFunctionName: 'getFragmentData' },
+        persistedDocuments: { mode: 'embedHashInDocument', hashAlgorithm: 'sha256' },
+      },
+      config: {
+        useTypeImports: true,
+        emitLegacyCommonJSImports: false,
+        enumsAsTypes: true,
+        scalars: { DateTime: 'string' },
+      },
+    },
+  },
+};
+
+export default config;

@@ -1,0 +1,67 @@
+import cluster, { type Worker } from 'node:cluster';
+import { serveMetricsToWorkers } from './cluster-metrics.js';
+import type { Logger } from './logger.js';
+
+/** Set by the primary for its workers: the address of the sandbox it serves to all of them. */
+export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';
+
+export interface PrimaryOptions {
+  workers: number;
+  logger: Logger;
+  /** Extra environment for the workers. */
+  env: Record<string, string>;
+  /** Called once, when all the workers listen, with their port. */
+  onListening(port: number): void;
+  /** Closes what the primary itself serves (the sandbox), after the last worker exited. */
+  cleanup: () => Promise<unknown>;
+}
+
+/**
+ * Forks `workers` processes that share the listening port (node:cluster hands out connections
+ * round-robin). A worker that dies after it was listening is replaced; one that dies before ever
+ * listening stops the whole gateway, since its siblings would fail the same way. SIGTERM and
+ * SIGINT become a SIGTERM to every worker; each drains its own requests, and the primary exits
+ * after the last one.
+ */
+export function runPrimary({ workers, logger, env, onListening, cleanup }: PrimaryOptions): void {
+  const alive = new Set<Worker>();
+  const listening = new WeakSet<Worker>();
+  let stopping = false;
+  let exitCode = 0;
+  const fork = () => alive.add(cluster.fork(env));
+  const finish = () => void cleanup().finally(() => process.exit(exitCode));
+
+  let ready = 0;
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker);
+    // Announced once every first worker listens: from then on connections reach all of them.
+    if (++ready === workers) onListening(address.port);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    alive.delete(worker);
+    if (stopping) {
+      if (alive.size === 0) finish();
+      return;
+    }
+    if (!listening.has(worker)) {
+      logger.fatal({ worker: worker.id, code, signal }, 'a worker exited before it could listen; stopping');
+      exitCode = 1;
+      stop();
+      return;
+    }
+    logger.error({ worker: worker.id, code, signal }, 'worker exited; starting a replacement');
+    fork();
+  });
+
+  const stop = (signal?: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    if (signal) logger.info({ signal, workers: alive.size }, 'shutting down the workers');
+    for (const worker of alive) worker.process.kill('SIGTERM');
+    if (alive.size === 0) finish();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  serveMetricsToWorkers();
+  for (let i = 0; i < workers; i++) fork();
+}

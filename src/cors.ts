@@ -1,0 +1,52 @@
+import type { YogaServerOptions } from 'graphql-yoga';
+import { z } from 'zod';
+
+/** Any origin may call; only when CORS_ORIGINS says `*`, or by default outside production. */
+export const ANY_ORIGIN = '*';
+
+/** CORS_ORIGINS: a comma-separated list of exact origins such as `https://app.example.com`, or `*`. */
+export const corsOriginList = z
+  .string()
+  .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+  .refine(
+    (origins) => origins.every((origin) => origin === ANY_ORIGIN || isOrigin(origin)),
+    'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path)',
+  );
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Headers a browser app may send: the bearer token, JSON, its request id and Yoga's CSRF header. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-request-id', 'x-graphql-yoga-csrf'];
+/** How long a browser may reuse a preflight answer, in seconds. */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+type CorsOption = NonNullable<YogaServerOptions<object, object>['cors']>;
+
+/**
+ * Yoga's `cors` option for an allow-list. A listed origin gets itself back, never the list; any
+ * other origin gets no CORS headers at all. Bearer tokens only, so credentials stay off.
+ */
+export function corsPolicy(allowList: readonly string[]): CorsOption {
+  const any = allowList.includes(ANY_ORIGIN);
+  const allowed = new Set(allowList);
+  if (!any && allowed.size === 0) return false;
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    if (origin === null || !(any || allowed.has(origin))) return false;
+    return {
+      origin,
+      methods: ['GET', 'POST'],
+      allowedHeaders: CORS_ALLOWED_HEADERS,
+      exposedHeaders: ['x-request-id'],
+      credentials: false,
+      maxAge: CORS_MAX_AGE_SECONDS,
+    };
+  };
+}

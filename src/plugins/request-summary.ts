@@ -1,0 +1,90 @@
+import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { CallerContext } from '../context.js';
+import { requestIdOf } from '../request-id.js';
+
+export type Outcome = 'ok' | 'partial' | 'error';
+
+/** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
+export interface RequestSummary {
+  requestId: string;
+  /** The operation's own name, or undefined for an anonymous or unparsable one. */
+  operationName: string | undefined;
+  operationType: 'query' | 'mutation' | 'subscription' | undefined;
+  /** HTTP status of the response. */
+  status: number;
+  durationMs: number;
+  upstreamCalls: number;
+  /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
+  outcome: Outcome;
+  /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
+  errorCodes: string[];
+}
+
+interface Tracked {
+  started: number;
+  operationName?: string | undefined;
+  operationType?: RequestSummary['operationType'];
+  context?: Partial<CallerContext>;
+  hasData: boolean;
+  errorCodes: string[];
+}
+
+/**
+ * Calls `listener` once per request to the GraphQL endpoint, after its response is ready. The
+ * record is keyed by the Request itself, so it lives exactly as long as the request.
+ */
+export function onGraphQLRequestDone(listener: (summary: RequestSummary) => void): Plugin {
+  const records = new WeakMap<Request, Tracked>();
+  return {
+    onRequestParse: ({ request }) => {
+      records.set(request, { started: performance.now(), hasData: false, errorCodes: [] });
+    },
+    onParams: ({ request, params }) => {
+      const record = records.get(request);
+      if (record && params.operationName) record.operationName = params.operationName;
+    },
+    onExecute: ({ args }) => {
+      const record = records.get(args.contextValue.request);
+      if (!record) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      record.operationType = operation?.operation;
+      record.operationName = operation?.name?.value;
+      record.context = args.contextValue as Partial<CallerContext>;
+    },
+    onResultProcess: ({ request, result }) => {
+      const record = records.get(request);
+      if (!record) return;
+      for (const one of Array.isArray(result) ? result : [result]) {
+        if (Symbol.asyncIterator in one) continue;
+        const executed = one as ExecutionResult;
+        if (executed.data && Object.values(executed.data).some((value) => value !== null)) record.hasData = true;
+        for (const error of executed.errors ?? []) {
+          const code = codeOf(error);
+          if (!record.errorCodes.includes(code)) record.errorCodes.push(code);
+        }
+      }
+    },
+    onResponse: ({ request, response }) => {
+      const record = records.get(request);
+      if (!record) return;
+      records.delete(request);
+      const failed = record.errorCodes.length > 0 || response.status >= 400;
+      listener({
+        requestId: requestIdOf(request),
+        operationName: record.operationName,
+        operationType: record.operationType,
+        status: response.status,
+        durationMs: performance.now() - record.started,
+        upstreamCalls: record.context?.caller?.upstreamCalls ?? 0,
+        outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
+        errorCodes: record.errorCodes,
+      });
+    },
+  };
+}
+
+function codeOf(error: GraphQLError | { extensions?: { code?: unknown } }): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
+}

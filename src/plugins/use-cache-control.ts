@@ -1,0 +1,14 @@
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Every answer may hold data only its caller's token may see (errors included, and GraphiQL may
+ * carry a preset token), so no shared cache may keep one to replay it to someone else. Preflight
+ * answers hold no caller data and are cached by the browser through Access-Control-Max-Age.
+ */
+export function useCacheControl(): Plugin {
+  return {
+    onResponse: ({ request, response }) => {
+      if (request.method !== 'OPTIONS') response.headers.set('cache-control', 'private, no-store');
+    },
+  };
+}

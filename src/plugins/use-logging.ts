@@ -1,0 +1,50 @@
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from '../logger.js';
+import type { UpstreamCall } from '../upstream/client.js';
+import { type RequestSummary, onGraphQLRequestDone } from './request-summary.js';
+
+/** One line per GraphQL request; the level says whether an operator has anything to look at. */
+export function useLogging(logger: Logger): Plugin {
+  return onGraphQLRequestDone((summary) => {
+    logger[levelOf(summary)](
+      {
+        requestId: summary.requestId,
+        operationName: summary.operationName ?? null,
+        operationType: summary.operationType ?? null,
+        status: summary.status,
+        durationMs: round(summary.durationMs),
+        upstreamCalls: summary.upstreamCalls,
+        outcome: summary.outcome,
+        errorCodes: summary.errorCodes,
+      },
+      'graphql request',
+    );
+  });
+}
+
+/** One debug line per upstream call, for the UpstreamClient's `onCall`. */
+export function logUpstreamCall(logger: Logger): (call: UpstreamCall) => void {
+  return (call) => {
+    if (!logger.isLevelEnabled('debug')) return;
+    logger.debug(
+      {
+        requestId: call.requestId,
+        method: call.method,
+        route: call.route,
+        status: call.status ?? null,
+        durationMs: round(call.durationMs),
+        errorCode: call.errorCode ?? null,
+      },
+      'upstream call',
+    );
+  };
+}
+
+/** A gateway fault is an error, an upstream fault a warning; the caller's own mistakes are routine. */
+function levelOf({ errorCodes }: RequestSummary): 'error' | 'warn' | 'info' {
+  if (errorCodes.includes('INTERNAL_SERVER_ERROR')) return 'error';
+  if (errorCodes.some((code) => code.startsWith('UPSTREAM_'))) return 'warn';
+  return 'info';
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;

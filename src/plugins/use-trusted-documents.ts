@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { type GraphQLParams, type Plugin, createGraphQLError } from 'graphql-yoga';
+import { z } from 'zod';
+
+/** The `extensions.code` values of a rejected request; listed in the README's error table. */
+export const TrustedDocumentsCode = {
+  /** The request carried query text, or no documentId at all. */
+  TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
+  /** The documentId is not in the manifest. */
+  TRUSTED_DOCUMENT_NOT_FOUND: 'TRUSTED_DOCUMENT_NOT_FOUND',
+} as const;
+
+/** The client preset's persisted-documents.json: document id ("sha256:<hex>") -> document text. */
+const manifestSchema = z.record(z.string().min(1), z.string().min(1));
+
+/** Reads and checks a manifest once, at start-up, so a bad file stops the gateway before it serves. */
+export function loadTrustedDocuments(path: string): ReadonlyMap<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  const manifest = manifestSchema.safeParse(parsed);
+  if (!manifest.success || Object.keys(manifest.data).length === 0) {
+    throw new Error(`TRUSTED_DOCUMENTS: ${path} must be a non-empty JSON object mapping document ids to document text.`);
+  }
+  return new Map(Object.entries(manifest.data));
+}
+
+/**
+ * Runs only the operations in the manifest, each sent by its `documentId` (POST body field or GET
+ * query parameter, as the GraphQL-over-HTTP persisted documents proposal names it). Query text is
+ * refused even when it matches a listed document: the point is that nothing unreviewed executes.
+ */
+export function useTrustedDocuments(documents: ReadonlyMap<string, string>): Plugin {
+  return usePersistedOperations({
+    allowArbitraryOperations: false,
+    extractPersistedOperationId: documentIdOf,
+    getPersistedOperation: (id) => documents.get(id) ?? null,
+    customErrors: {
+      persistedQueryOnly: () => required('Only trusted documents run here: send the operation\'s "documentId" instead of "query".'),
+      keyNotFound: () => required('Only trusted documents run here: the request has no "documentId".'),
+      notFound: () =>
+        createGraphQLError('This documentId is not a trusted document of this gateway: regenerate the client against its manifest.', {
+          extensions: { code: TrustedDocumentsCode.TRUSTED_DOCUMENT_NOT_FOUND, http: { status: 400 } },
+        }),
+    },
+  });
+}
+
+function required(message: string) {
+  return createGraphQLError(message, { extensions: { code: TrustedDocumentsCode.TRUSTED_DOCUMENT_REQUIRED, http: { status: 400 } } });
+}
+
+/** Yoga's GET parser keeps only the four standard parameters, so a GET's documentId is read from the URL. */
+function documentIdOf(params: GraphQLParams, request: Request): string | null {
+  const fromBody = (params as GraphQLParams & { documentId?: unknown }).documentId;
+  if (typeof fromBody === 'string' && fromBody !== '') return fromBody;
+  if (request.method !== 'GET') return null;
+  return new URL(request.url).searchParams.get('documentId') || null;
+}

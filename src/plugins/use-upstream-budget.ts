@@ -1,0 +1,98 @@
+import {
+  type FieldNode,
+  GraphQLError,
+  type FragmentDefinitionNode,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type SelectionSetNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getOperationAST,
+  getVariableValues,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { upstreamCallsExceeded } from '../limits.js';
+
+/**
+ * How many upstream requests a root field needs for its arguments, declared on the field as
+ * `extensions: { upstreamCalls }`. Root fields without it need one; `__typename` and introspection none.
+ */
+export type UpstreamCallEstimate = (args: Record<string, unknown>) => number;
+
+/**
+ * MAX_UPSTREAM_CALLS, checked before execution: the root fields' estimates are summed (identical
+ * reads count once, as the per-request DataLoader sends them once) and an operation over the budget
+ * is answered LIMIT_EXCEEDED without a single upstream request. The Caller counts real calls too,
+ * so an estimate that falls short still cannot fan out past the budget.
+ */
+export function useUpstreamBudget(maxCalls: number): Plugin {
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const needed = estimateUpstreamCalls(args.schema, args.document, args.variableValues, args.operationName);
+      if (needed <= maxCalls) return;
+      const error = upstreamCallsExceeded(maxCalls, needed);
+      // Nothing ran, like a validation error: 400 for application/graphql-response+json (GraphQL over HTTP).
+      setResultAndStopExecution({ errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })] });
+    },
+  };
+}
+
+type ExecuteArgs = Parameters<NonNullable<Plugin['onExecute']>>[0]['args'];
+
+export function estimateUpstreamCalls(
+  schema: ExecuteArgs['schema'],
+  document: ExecuteArgs['document'],
+  rawVariables: ExecuteArgs['variableValues'],
+  operationName: ExecuteArgs['operationName'],
+): number {
+  const operation = getOperationAST(document, operationName);
+  const rootType = operation && schema.getRootType(operation.operation);
+  if (!operation || !rootType) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
+  // Bad variables fail execution on their own, before any resolver runs.
+  if (coerced.errors) return 0;
+  const variables = coerced.coerced;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+
+  const reads = new Set<string>();
+  let total = 0;
+  const visit = (selectionSet: SelectionSetNode, seen: Set<string>) => {
+    for (const selection of selectionSet.selections) {
+      if (!included(selection, variables)) continue;
+      if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, seen);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment && !seen.has(fragment.name.value)) visit(fragment.selectionSet, new Set([...seen, fragment.name.value]));
+      } else total += fieldCalls(selection);
+    }
+  };
+  const fieldCalls = (field: FieldNode): number => {
+    const definition = rootType.getFields()[field.name.value];
+    if (!definition) return 0;
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(definition, field, variables);
+    } catch {
+      return 0; // execution reports the bad argument
+    }
+    const estimate = definition.extensions.upstreamCalls as UpstreamCallEstimate | undefined;
+    const calls = estimate ? estimate(args) : 1;
+    if (operation.operation !== 'query') return calls;
+    const key = JSON.stringify([field.name.value, args]);
+    if (reads.has(key)) return 0;
+    reads.add(key);
+    return calls;
+  };
+  visit(operation.selectionSet, new Set());
+  return total;
+}
+
+function included(node: { directives?: readonly unknown[] | undefined }, variables: Record<string, unknown>): boolean {
+  const target = node as Parameters<typeof getDirectiveValues>[1];
+  if (getDirectiveValues(GraphQLSkipDirective, target, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, target, variables)?.if !== false;
+}

@@ -1,0 +1,41 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { upstreamBadResponse } from '../upstream/errors.js';
+
+/**
+ * Only root fields call the upstream; every field below them reads a record the upstream sent. So
+ * an error below a root field that carries no code of ours (a string where a list belongs, a null
+ * in a non-null field) means the upstream record does not fit the schema. The caller is told so,
+ * as UPSTREAM_BAD_RESPONSE, instead of graphql-js' internal wording or a masked "Unexpected error.".
+ */
+export function useUpstreamShapeErrors(): Plugin {
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (!('errors' in result) || !result.errors?.some(isShapeError)) return;
+        setResult({ ...result, errors: result.errors.map((error) => (isShapeError(error) ? asBadResponse(error) : error)) });
+      },
+    }),
+  };
+}
+
+function isShapeError(error: GraphQLError): boolean {
+  if ((error.path?.length ?? 0) < 2) return false;
+  const original = error.originalError;
+  return !(original instanceof GraphQLError && original.extensions.code !== undefined);
+}
+
+function asBadResponse(error: GraphQLError): GraphQLError {
+  const field = error.path!.filter((segment) => typeof segment === 'string').join('.');
+  const bad = upstreamBadResponse(`the record does not fit field "${field}"`);
+  const replaced = new GraphQLError(bad.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: bad.extensions,
+  });
+  // graphql-jit's errors carry locations without the AST nodes they would be computed from.
+  if (replaced.locations === undefined && error.locations !== undefined) Object.assign(replaced, { locations: error.locations });
+  return replaced;
+}

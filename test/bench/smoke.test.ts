@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+
+/**
+ * Keeps `npm run bench` from rotting: its smoke mode (one short round) must start every process,
+ * load every row and print the table with no failed request. No timing is asserted: performance is
+ * measured with `npm run bench`, never in tests.
+ */
+it('npm run bench -- --smoke prints the table, every row served, with no failed answer', { timeout: 120_000 }, async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+  try {
+    const json = join(folder, 'bench.json');
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'bench', '--', '--smoke', '--json', json], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      timeout: 110_000,
+    });
+    expect(stdout).toContain('| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | non-2xx | errors | Answer bytes |');
+    expect(stdout).toContain('| non-2xx answers and errors, 0 | 0 | met |');
+
+    const { rows } = JSON.parse(await readFile(json, 'utf8')) as { rows: Array<Record<string, number | string | null>> };
+    expect(rows.map((row) => row.id)).toEqual(['1', '2', '3', '4', '5', '6a', '6b', '7a', '7b']);
+    for (const row of rows) {
+      expect(row.requests, `row ${row.id}`).toBeGreaterThan(0);
+      expect([row.non2xx, row.transportErrors, row.graphqlErrors], `row ${row.id}`).toEqual([0, 0, 0]);
+    }
+    const bytes = Object.fromEntries(rows.map((row) => [row.id, row.answerBytes]));
+    expect(bytes['7a']).toBeLessThan(bytes['4'] as number);
+    expect(bytes['7b']).toBeLessThan(bytes['3'] as number);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+});

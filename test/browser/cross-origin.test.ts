@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+/**
+ * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
+ * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const TOKEN = 'Bearer browser-user-token';
+const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+
+/** Serves one empty HTML page, the "frontend app" whose origin is under test. */
+async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+let upstream: RecordingUpstream;
+let gateway: RunningGateway;
+let listedApp: { origin: string; server: Server };
+let otherApp: { origin: string; server: Server };
+let profile: string;
+let browser: BrowserContext;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
+  [listedApp, otherApp] = await Promise.all([startAppOrigin(), startAppOrigin()]);
+  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [listedApp.origin] });
+  profile = await mkdtemp(join(tmpdir(), 'cors-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  await gateway?.close();
+  for (const app of [listedApp, otherApp]) app?.server.closeAllConnections(), app?.server.close();
+  await upstream?.close();
+});
+beforeEach(() => {
+  upstream.requests.length = 0;
+});
+
+/** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
+async function queryFrom(origin: string) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${origin}/`);
+    return await page.evaluate(
+      async ({ url, token }) => {
+        try {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: token, 'x-request-id': 'browser-req-1' },
+            body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id name } } }' }),
+          });
+          return { status: response.status, body: await response.json(), requestId: response.headers.get('x-request-id') };
+        } catch (error) {
+          return { failed: String(error) };
+        }
+      },
+      { url: gateway.url, token: TOKEN },
+    );
+  } finally {
+    await page.close();
+  }
+}
+
+describe('a page on another origin', () => {
+  it('on the allow-list queries the gateway with its bearer token and reads the answer', async () => {
+    const answer = await queryFrom(listedApp.origin);
+    expect(answer).toEqual({ status: 200, body: { data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }] } } }, requestId: 'browser-req-1' });
+    expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([['GET', '/v2/api_keys', { limit: '1' }, TOKEN]]);
+  });
+
+  it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async () => {
+    const answer = await queryFrom(otherApp.origin);
+    expect(answer).toEqual({ failed: 'TypeError: Failed to fetch' });
+    expect(upstream.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  VmsError,
+  createFolder,
+  createIdentityProvider,
+  createService,
+  createVmsClient,
+  listAllApiKeys,
+  updateCategory,
+  updateHotspot,
+  updateUser,
+} from '../../examples/client.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+
+/** The example client, typed by the generated documents, against the gateway in front of the sandbox. */
+let sandbox: Sandbox;
+let gateway: RunningGateway;
+let client: ReturnType<typeof createVmsClient>;
+const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
+const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const newId = expect.stringMatching(/^[a-z]+_[0-9a-f]{16}$/);
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  gateway = await startGateway({ upstreamUrl: new URL(sandbox.url) });
+  client = createVmsClient({ url: gateway.url, token: sandbox.token });
+});
+afterAll(async () => {
+  await gateway.close();
+  await sandbox.close();
+});
+
+describe('example client (urql + generated TypedDocumentNodes)', () => {
+  it('lists all 62 API keys by following endCursor, 25 per page', async () => {
+    const keys = await listAllApiKeys(client, 25);
+    expect(keys.map((key) => key.id)).toEqual(Array.from({ length: 62 }, (_, i) => `ak_${String(i + 1).padStart(3, '0')}`));
+    expect(keys.slice(0, 2)).toEqual([
+      { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' },
+      { id: 'ak_002', name: 'API key 2', type: 'api', permissions: ['fetch'], createdTime: '2025-01-01T00:01:00.000Z' },
+    ]);
+  });
+
+  it('runs createFolder', async () => {
+    expect(await createFolder(client, { name: 'Client folder', clientMutationId: 'm-1' })).toEqual({
+      clientMutationId: 'm-1',
+      folder: { id: newId, name: 'Client folder', createdBy: 'usr_owner', createdTime: isoMs },
+    });
+  });
+
+  it('runs createIdentityProvider', async () => {
+    const input = {
+      name: 'Okta SSO',
+      company: 'OKTA',
+      type: 'SAML2',
+      certificate,
+      entityId: 'urn:example:video-app',
+      signinUrl: 'https://idp.example.com/sso/saml',
+    } as const;
+    expect(await createIdentityProvider(client, input)).toEqual({
+      clientMutationId: null,
+      identityProvider: { id: newId, name: 'Okta SSO', type: 'SAML2', company: 'OKTA', entityId: 'urn:example:video-app', signinUrl: 'https://idp.example.com/sso/saml', certificate },
+    });
+  });
+
+  it('runs createService', async () => {
+    expect(await createService(client, { name: 'Channel', provider: 'YOUTUBE' })).toEqual({
+      clientMutationId: null,
+      service: { id: newId, name: 'Channel', provider: 'YOUTUBE' },
+    });
+  });
+
+  it('runs updateCategory', async () => {
+    expect(await updateCategory(client, { id: 'cat_002', name: 'Renamed by the client' })).toEqual({
+      clientMutationId: null,
+      category: { id: 'cat_002', name: 'Renamed by the client', value: 'category-2', updatedBy: 'usr_owner', updatedTime: isoMs },
+    });
+  });
+
+  it('runs updateHotspot', async () => {
+    expect(await updateHotspot(client, { videoId: 'vid_001', id: 'hs_002', opacity: 'OPAQUE', x: 30 })).toEqual({
+      clientMutationId: null,
+      hotspot: {
+        id: 'hs_002',
+        name: 'Hotspot 2',
+        showAt: '00:00:05',
+        hideAt: '00:00:15',
+        x: 30,
+        y: 50,
+        action: 'LINK',
+        link: 'https://example.com/hotspot-2',
+        target: 'BLANK',
+        opacity: 'OPAQUE',
+      },
+    });
+  });
+
+  it('runs updateUser', async () => {
+    expect(await updateUser(client, { id: 'usr_viewer', role: 'UPLOADER' })).toEqual({
+      clientMutationId: null,
+      user: { id: 'usr_viewer', name: 'Victor Viewer', email: 'viewer@example.com', role: 'UPLOADER' },
+    });
+  });
+
+  it('surfaces the gateway\'s stable error code', async () => {
+    const failure = await updateCategory(client, { id: 'cat_999', name: 'Nobody' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(VmsError);
+    expect((failure as VmsError).codes).toEqual(['NOT_FOUND']);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, type Locator, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+
+/** Debian's Chromium, never a downloaded one (.ci/run installs it with apt-get when missing). */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SCREENSHOT = new URL('../../test-output/graphiql.png', import.meta.url).pathname;
+
+/** The text an editor pane shows; Monaco draws every space as a no-break space. */
+const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00a0', ' ');
+
+let sandbox: Sandbox;
+let gateway: RunningGateway;
+let profile: string;
+let browser: BrowserContext;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  // As `npm start` does when the sandbox is the upstream.
+  gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), graphiqlHeaders: { Authorization: `Bearer ${sandbox.token}` } });
+  profile = await mkdtemp(join(tmpdir(), 'graphiql-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  await gateway?.close();
+  await sandbox?.close();
+});
+
+describe('GraphiQL in headless Chromium', () => {
+  it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    const executed = page.waitForRequest((request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'ApiKeys');
+
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(['ApiKeys', 'UpdateCategory']);
+    await page.locator('.graphiql-execute-button').click();
+
+    const request = await executed;
+    expect(request.headers().authorization).toBe(`Bearer ${sandbox.token}`);
+    const answer = await (await request.response())!.json();
+    expect(answer.data.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(['API key 1', 'API key 2', 'API key 3', 'API key 4', 'API key 5']);
+    const result = page.locator('.graphiql-response');
+    await expect.poll(() => shown(result), { timeout: 15_000 }).toContain('"name": "API key 1"');
+    expect(await shown(result)).toContain('"name": "API key 2"');
+
+    await mkdir(new URL('../../test-output/', import.meta.url), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // Everything GraphiQL needs is served by the gateway itself: no CDN, no other host.
+    const origins = new Set(requested.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin));
+    expect([...origins]).toEqual([new URL(gateway.url).origin]);
+
+    await page.locator('.graphiql-tab', { hasText: 'UpdateCategory' }).click();
+    // After a tab switch GraphiQL keeps the previous tab's operation name ("Cannot infer operation
+    // ApiKeys") until the cursor lands in the editor, as a user's click does.
+    await page.locator('.graphiql-query-editor').getByText('mutation UpdateCategory').click();
+    const mutated = page.waitForRequest((request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'UpdateCategory');
+    await page.locator('.graphiql-execute-button').click();
+    const mutation = await (await (await mutated).response())!.json();
+    expect(mutation).toMatchObject({ data: { updateCategory: { category: { id: 'cat_001', name: 'Renamed in GraphiQL', value: 'category-1' } } } });
+    await expect.poll(() => shown(page.locator('.graphiql-response')), { timeout: 15_000 }).toContain('"name": "Renamed in GraphiQL"');
+  });
+});

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVmsClient, listAllApiKeys, updateCategory } from '../../examples/client.js';
+import manifest from '../../examples/generated/persisted-documents.json' with { type: 'json' };
+import { loadConfig } from '../../src/config.js';
+import { createGateway } from '../../src/gateway.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
+const AUTH = { authorization: 'Bearer t0ken' };
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...AUTH };
+const apiKeysId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('query ApiKeys'))!;
+const updateCategoryId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('mutation UpdateCategory'))!;
+
+async function post(url: string, body: unknown) {
+  const response = await fetch(url, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('TRUSTED_DOCUMENTS set', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream();
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), trustedDocuments: MANIFEST });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async () => {
+    upstream.requests.length = 0;
+    upstream.answer(() => ({ body: envelope([{ id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' }]) }));
+    const answer = await post(gateway.url, { documentId: apiKeysId, variables: { first: 1 } });
+    expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"1"}']);
+    expect(answer).toEqual({
+      status: 200,
+      body: {
+        data: {
+          apiKeys: {
+            edges: [{ cursor: expect.any(String), node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' } }],
+            pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: expect.any(String), endCursor: expect.any(String) },
+          },
+        },
+      },
+    });
+  });
+
+  it('runs a manifest query sent by documentId in a GET URL', async () => {
+    upstream.answer(() => ({ body: envelope([]) }));
+    const url = `${gateway.url}?documentId=${encodeURIComponent(apiKeysId)}&variables=${encodeURIComponent('{"first":3}')}`;
+    const response = await fetch(url, { headers: { accept: 'application/graphql-response+json', 'x-graphql-yoga-csrf': '1', ...AUTH } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      data: { apiKeys: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } } },
+    });
+  });
+
+  it.each([
+    ['query text, even of a listed operation', { query: manifest[apiKeysId as keyof typeof manifest] }, 'TRUSTED_DOCUMENT_REQUIRED'],
+    ['arbitrary query text', { query: '{ apiKeys(first: 100) { nodes { id } } }' }, 'TRUSTED_DOCUMENT_REQUIRED'],
+    ['neither query nor documentId', { variables: {} }, 'TRUSTED_DOCUMENT_REQUIRED'],
+    ['an unknown documentId', { documentId: `sha256:${'0'.repeat(64)}` }, 'TRUSTED_DOCUMENT_NOT_FOUND'],
+  ])('rejects %s with 400 and reaches no upstream', async (_, body, code) => {
+    upstream.requests.length = 0;
+    const answer = await post(gateway.url, body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code } }] });
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('never runs a listed mutation sent by GET', async () => {
+    upstream.requests.length = 0;
+    const url = `${gateway.url}?documentId=${encodeURIComponent(updateCategoryId)}&variables=${encodeURIComponent('{"input":{"id":"c1","name":"x"}}')}`;
+    const response = await fetch(url, { headers: { accept: 'application/graphql-response+json', 'x-graphql-yoga-csrf': '1', ...AUTH } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
+describe('the example client in trusted-documents mode, against the sandbox', () => {
+  let sandbox: Sandbox;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), trustedDocuments: MANIFEST });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await sandbox.close();
+  });
+
+  it('pages through API keys and runs a mutation, sending only document ids', async () => {
+    const client = createVmsClient({ url: gateway.url, token: sandbox.token, trustedDocuments: true });
+    const keys = await listAllApiKeys(client, 25);
+    expect(keys).toHaveLength(62);
+    expect(keys[61]).toEqual({ id: 'ak_062', name: 'API key 62', type: 'api', permissions: ['fetch'], createdTime: '2025-01-01T01:01:00.000Z' });
+    const { category } = await updateCategory(client, { id: 'cat_003', value: 'trusted' });
+    expect(category).toMatchObject({ id: 'cat_003', name: 'Category 3', value: 'trusted' });
+  });
+
+  it('the same client sending query text is refused', async () => {
+    const client = createVmsClient({ url: gateway.url, token: sandbox.token });
+    await expect(listAllApiKeys(client)).rejects.toMatchObject({ codes: ['TRUSTED_DOCUMENT_REQUIRED'] });
+  });
+});
+
+describe('TRUSTED_DOCUMENTS unset', () => {
+  it('accepts any operation as query text', async () => {
+    const upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
+    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+    try {
+      const answer = await gateway.graphql('{ apiKeys(first: 7) { nodes { id } } }', { headers: AUTH });
+      expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
+      expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '7' }]);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('reads the manifest path from TRUSTED_DOCUMENTS', () => {
+    expect(loadConfig({ TRUSTED_DOCUMENTS: MANIFEST }).trustedDocuments).toBe(MANIFEST);
+    expect(loadConfig({}).trustedDocuments).toBeUndefined();
+  });
+
+  it('refuses to start with a manifest it cannot use', () => {
+    const upstreamUrl = new URL('http://127.0.0.1:9/v2');
+    expect(() => createGateway({ upstreamUrl, trustedDocuments: '/nonexistent/manifest.json' })).toThrow(/^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json as JSON/);
+    expect(() => createGateway({ upstreamUrl, trustedDocuments: new URL('../../package.json', import.meta.url).pathname })).toThrow(
+      /must be a non-empty JSON object mapping document ids to document text/,
+    );
+  });
+});

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { graphqlBody, rawHttp } from '../support/raw-http.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+/** The body size limit of the http front (src/http.ts), for declared and for chunked bodies. */
+const LIMIT = 2_000;
+const headers = { 'content-type': 'application/json', authorization: 'Bearer t0ken' };
+const query = '{ apiKeys(first: 1) { nodes { id } } }';
+const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const tooLarge = {
+  errors: [{ message: `The request body is larger than ${LIMIT} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+};
+
+let upstream: RecordingUpstream;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
+  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: LIMIT });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+beforeEach(() => {
+  upstream.requests.length = 0;
+});
+
+/** A GraphQL request padded with an unused variable to exactly `size` bytes. */
+function paddedBody(size: number): string {
+  const bare = graphqlBody(query, { pad: '' });
+  return graphqlBody(query, { pad: 'x'.repeat(size - bare.length) });
+}
+
+describe('request body limit', () => {
+  it('serves a body of exactly the limit, declared with Content-Length', async () => {
+    const body = paddedBody(LIMIT);
+    expect(body.length).toBe(LIMIT);
+    const answer = await rawHttp(gateway.url, { method: 'POST', headers, body });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+    expect(upstream.requests.map((r) => [r.method, r.path, r.query])).toEqual([['GET', '/v2/api_keys', { limit: '1' }]]);
+  });
+
+  it('answers 413 to a declared Content-Length one byte over the limit, without calling the upstream', async () => {
+    const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT + 1) });
+    expect(answer.status).toBe(413);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body.toString())).toEqual(tooLarge);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('serves a chunked body (no Content-Length) under the limit', async () => {
+    const body = paddedBody(LIMIT);
+    const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: [body.slice(0, 700), body.slice(700, 1500), body.slice(1500)] });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('answers 413 to a chunked body once its counted bytes pass the limit', async () => {
+    const body = paddedBody(LIMIT + 1);
+    const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: [body.slice(0, 1000), body.slice(1000)] });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body.toString())).toEqual(tooLarge);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('keeps serving after refusing a body', async () => {
+    await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT * 4) });
+    const answer = await gateway.graphql(query, { headers: { authorization: 'Bearer t0ken' } });
+    expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { graphqlBody, rawHttp } from '../support/raw-http.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+/** Nothing a shared cache could replay to another user: every answer says private, no-store. */
+const NO_STORE = 'private, no-store';
+const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const auth = { authorization: 'Bearer t0ken' };
+
+let upstream: RecordingUpstream;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream();
+  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), graphiql: true, maxBodyBytes: 1000 });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+describe('Cache-Control', () => {
+  it('is private, no-store on a successful answer', async () => {
+    upstream.answer(() => ({ body: envelope([key]) }));
+    const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+    expect(answer.headers.get('cache-control')).toBe(NO_STORE);
+  });
+
+  it('is private, no-store on an answer carrying an upstream error', async () => {
+    upstream.answer(() => ({ status: 403, body: { success: false, result: null, errors: [{ message: 'Not yours' }], links: {} } }));
+    const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['FORBIDDEN']);
+    expect(answer.headers.get('cache-control')).toBe(NO_STORE);
+  });
+
+  it('is private, no-store on an UNAUTHENTICATED answer', async () => {
+    const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }');
+    expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UNAUTHENTICATED']);
+    expect(answer.headers.get('cache-control')).toBe(NO_STORE);
+  });
+
+  it('is private, no-store on a request Yoga refuses (syntax error)', async () => {
+    const answer = await rawHttp(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...auth },
+      body: graphqlBody('{ apiKeys('),
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body.toString()).errors[0].message).toMatch(/^Syntax Error/);
+    expect(answer.headers['cache-control']).toBe(NO_STORE);
+  });
+
+  it('is private, no-store on the 413 of an oversized body', async () => {
+    const answer = await rawHttp(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: graphqlBody('{ __typename }', { pad: 'x'.repeat(1000) }) });
+    expect(answer.status).toBe(413);
+    expect(answer.headers['cache-control']).toBe(NO_STORE);
+  });
+
+  it('is private, no-store on the GraphiQL page, which may carry a preset token', async () => {
+    const answer = await rawHttp(gateway.url, { headers: { accept: 'text/html' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    expect(answer.headers['cache-control']).toBe(NO_STORE);
+  });
+});

@@ -1,0 +1,67 @@
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_COMPRESSION_MIN_BYTES } from '../../src/plugins/use-compression.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { graphqlBody, rawHttp } from '../support/raw-http.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+/** Response compression over real HTTP: above the threshold, for callers that accept gzip. */
+const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_2', updated_time: '2025-02-01T00:00:00.000Z' };
+const keys = Array.from({ length: 25 }, (_, i) => ({ id: `k${i}`, name: `Key ${i}`, type: 'api', permissions: i % 2 ? ['fetch'] : [], ...audit }));
+const bigQuery = '{ apiKeys(first: 25) { nodes { id name type permissions createdBy createdTime updatedBy updatedTime } } }';
+const bigData = {
+  data: {
+    apiKeys: {
+      nodes: keys.map((k) => ({ id: k.id, name: k.name, type: 'api', permissions: k.permissions, createdBy: 'usr_1', createdTime: audit.created_time, updatedBy: 'usr_2', updatedTime: audit.updated_time })),
+    },
+  },
+};
+const smallQuery = '{ apiKeys(first: 1) { nodes { id } } }';
+
+let upstream: RecordingUpstream;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream((request) => ({ body: envelope(keys.slice(0, Number(request.query.limit))) }));
+  gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+const ask = (query: string, acceptEncoding?: string) =>
+  rawHttp(gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer t0ken', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) },
+    body: graphqlBody(query),
+  });
+
+describe('compression', () => {
+  it('gzips an answer above the threshold, and it decodes to exactly the uncompressed answer', async () => {
+    const [plain, zipped] = await Promise.all([ask(bigQuery), ask(bigQuery, 'gzip, deflate, br, zstd')]);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThanOrEqual(DEFAULT_COMPRESSION_MIN_BYTES);
+    expect(JSON.parse(plain.body.toString())).toEqual(bigData);
+
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/\bAccept-Encoding\b/);
+    expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 3);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+  });
+
+  it('leaves an answer under the threshold uncompressed', async () => {
+    const answer = await ask(smallQuery, 'gzip');
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.body.length).toBeLessThan(DEFAULT_COMPRESSION_MIN_BYTES);
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k0' }] } } });
+  });
+
+  it.each(['br', 'gzip;q=0, br', 'identity'])('sends identity to a caller whose Accept-Encoding is %s', async (acceptEncoding) => {
+    const answer = await ask(bigQuery, acceptEncoding);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(answer.body.toString())).toEqual(bigData);
+  });
+});

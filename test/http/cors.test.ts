@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RawAnswer, graphqlBody, rawHttp } from '../support/raw-http.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+/** CORS over real HTTP: the allow-list from CORS_ORIGINS, preflights and real requests. */
+const ALLOWED = 'http://app.example.test:8080';
+const OTHER_ALLOWED = 'https://admin.example.test';
+const STRANGER = 'http://evil.example.test';
+const query = '{ apiKeys(first: 1) { nodes { id } } }';
+const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+
+let upstream: RecordingUpstream;
+let listed: RunningGateway;
+let closed: RunningGateway;
+let open: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
+  const upstreamUrl = new URL(upstream.url);
+  [listed, closed, open] = await Promise.all([
+    startGateway({ upstreamUrl, corsOrigins: [ALLOWED, OTHER_ALLOWED] }),
+    startGateway({ upstreamUrl }),
+    startGateway({ upstreamUrl, corsOrigins: ['*'] }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([listed.close(), closed.close(), open.close()]);
+  await upstream.close();
+});
+
+const preflight = (gateway: RunningGateway, origin: string) =>
+  rawHttp(gateway.url, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-request-id' },
+  });
+
+const post = (gateway: RunningGateway, origin: string) =>
+  rawHttp(gateway.url, { method: 'POST', headers: { origin, 'content-type': 'application/json', authorization: 'Bearer t0ken' }, body: graphqlBody(query) });
+
+const corsHeaders = (answer: RawAnswer) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')));
+
+describe('a preflight', () => {
+  it('from a listed origin is allowed for that origin only, with the headers a browser app sends', async () => {
+    const answer = await preflight(listed, ALLOWED);
+    expect(answer.status).toBe(204);
+    expect(corsHeaders(answer)).toEqual({
+      'access-control-allow-origin': ALLOWED,
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'Authorization, Content-Type, x-request-id, x-graphql-yoga-csrf',
+      'access-control-expose-headers': 'x-request-id',
+      'access-control-max-age': '600',
+    });
+    expect(answer.headers.vary).toBe('Origin');
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('from the second listed origin gets that origin back, not the first', async () => {
+    const answer = await preflight(listed, OTHER_ALLOWED);
+    expect(answer.headers['access-control-allow-origin']).toBe(OTHER_ALLOWED);
+  });
+
+  it('from an origin off the list gets no CORS headers at all', async () => {
+    const answer = await preflight(listed, STRANGER);
+    expect(corsHeaders(answer)).toEqual({});
+    expect(answer.headers.vary).toBe('Origin');
+  });
+
+  it('gets no CORS headers when no origin is configured', async () => {
+    expect(corsHeaders(await preflight(closed, ALLOWED))).toEqual({});
+  });
+
+  it('from any origin is allowed when the list is *', async () => {
+    const answer = await preflight(open, STRANGER);
+    expect(answer.headers['access-control-allow-origin']).toBe(STRANGER);
+    expect(answer.headers.vary).toMatch(/\bOrigin\b/);
+  });
+});
+
+describe('a real POST', () => {
+  it('from a listed origin carries that origin, Vary: Origin and no credentials header, and is answered', async () => {
+    const answer = await post(listed, ALLOWED);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+    expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(answer.headers.vary).toBe('Origin');
+    expect(answer.headers['cache-control']).toBe('private, no-store');
+  });
+
+  it('from an origin off the list carries no CORS headers, so a browser will not hand the answer to the page', async () => {
+    const answer = await post(listed, STRANGER);
+    expect(corsHeaders(answer)).toEqual({});
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('defaults to any origin in development and to none in production', () => {
+    expect(loadConfig({}).corsOrigins).toEqual(['*']);
+    expect(loadConfig({ NODE_ENV: 'production' }).corsOrigins).toEqual([]);
+  });
+
+  it('reads a comma-separated list of exact origins, or *', () => {
+    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: ` ${ALLOWED} ,${OTHER_ALLOWED}` }).corsOrigins).toEqual([ALLOWED, OTHER_ALLOWED]);
+    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it.each(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])('refuses %s, which is not an origin', (value) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
+  });
+});

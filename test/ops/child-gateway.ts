@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ChildGateway {
+  child: ChildProcess;
+  /** Port of the first "GraphQL gateway listening" line. */
+  port: number;
+  /** Every JSON line written to stdout so far. */
+  lines: Array<Record<string, unknown>>;
+  /** Lines that were not JSON (stdout and stderr). */
+  other: string[];
+  /** Resolves with the exit code and signal once the process ended and its output was read. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once a line with this `msg` (and count) has been written. */
+  waitFor(msg: string, count?: number): Promise<void>;
+}
+
+/**
+ * `src/main.ts` run with tsx as its own process, as `npm start` runs it, configured only by
+ * environment variables. Its JSON log lines are collected.
+ */
+export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const other: string[] = [];
+  const waiters = new Set<() => void>();
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) {
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        other.push(line);
+      }
+    }
+    for (const waiter of waiters) waiter();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => other.push(chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const waitFor = (msg: string, count = 1) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (lines.filter((line) => line.msg === msg).length < count) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      void exited.then(() => reject(new Error(`the gateway exited before logging "${msg}": ${other.join('')}`)));
+      check();
+    });
+  try {
+    await waitFor('GraphQL gateway listening');
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const port = lines.find((line) => line.msg === 'GraphQL gateway listening')!.port as number;
+  return { child, port, lines, other, exited, waitFor };
+}

@@ -1,0 +1,125 @@
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { type ChildGateway, spawnGateway } from './child-gateway.js';
+
+const KEYS = JSON.stringify({ query: 'query Keys { apiKeys(first: 1) { edges { node { id } } } }' });
+const headers = { 'content-type': 'application/json', authorization: 'Bearer lifecycle-token' };
+
+interface OtlpTraces {
+  resourceSpans: Array<{
+    resource: { attributes: unknown[] };
+    scopeSpans: Array<{ spans: Array<{ name: string; traceId: string; spanId: string }> }>;
+  }>;
+}
+
+let upstream: RecordingUpstream | undefined;
+let collector: RecordingUpstream | undefined;
+let gateway: ChildGateway | undefined;
+afterEach(async () => {
+  if (gateway?.child.exitCode === null) gateway.child.kill('SIGKILL');
+  await upstream?.close();
+  await collector?.close();
+  gateway = upstream = collector = undefined;
+});
+
+/** What a new TCP connection to the port meets: `connected`, or the error code. */
+function connectionTo(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** POSTs the query on a connection of its own (no keep-alive agent) and returns the parsed body. */
+function postOnNewConnection(port: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers, agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve(JSON.parse(text)));
+    });
+    outgoing.once('error', reject);
+    outgoing.end(KEYS);
+  });
+}
+
+async function untilUpstreamReceived(count: number): Promise<void> {
+  while (upstream!.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM stops accepting, finishes the request in flight, sends its spans, then exits 0', async () => {
+    upstream = await startRecordingUpstream(() => ({ delayMs: 800, body: envelope([]) }));
+    collector = await startRecordingUpstream(() => ({ body: {} }));
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '5000', OTEL_EXPORTER_OTLP_ENDPOINT: new URL(collector.url).origin });
+    const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
+    await untilUpstreamReceived(1);
+
+    gateway.child.kill('SIGTERM');
+    await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
+    expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
+
+    const response = await answer;
+    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([200, 'close', { data: { apiKeys: { edges: [] } } }]);
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(gateway.lines.map((line) => [line.msg, line.inFlight ?? line.outcome ?? null])).toEqual([
+      ['GraphQL gateway listening', null],
+      ['shutting down: no new connections, finishing requests in flight', 1],
+      ['graphql request', 'ok'],
+      ['stopped', null],
+    ]);
+
+    // The spans buffered for export were sent before the exit, over OTLP/HTTP (JSON).
+    const exported = collector.requests.filter((request) => request.method === 'POST' && request.path === '/v1/traces');
+    const spans = exported.flatMap((request) => (request.body as OtlpTraces).resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    expect(spans.map((span) => span.name).sort()).toEqual(['GET /api_keys', 'query Keys']);
+    const call = spans.find((span) => span.name === 'GET /api_keys')!;
+    expect(upstream.requests[0]!.headers.traceparent).toBe(`00-${call.traceId}-${call.spanId}-01`);
+    expect((exported[0]!.body as OtlpTraces).resourceSpans[0]!.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'vms-graphql-gateway' } });
+  });
+
+  it('cuts what is still running after SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
+    upstream = await startRecordingUpstream(() => ({ delayMs: 10_000, body: envelope([]) }));
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '200' });
+    const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS }).then(
+      (response) => response.status,
+      (error: Error) => error.name,
+    );
+    await untilUpstreamReceived(1);
+
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(await answer).toBe('TypeError');
+    // Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
+    expect(upstream.requests[0]!.headers.traceparent).toBeUndefined();
+    expect(gateway.lines.find((line) => line.msg === 'shutdown timeout: connections with requests still in flight were closed')).toMatchObject({ level: 40, connections: 1 });
+  });
+});
+
+describe('WORKERS=2', () => {
+  it('serves from two worker processes on one port and stops them all on SIGTERM', async () => {
+    upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, WORKERS: '2' });
+    expect(gateway.lines[0]).toMatchObject({ msg: 'GraphQL gateway listening', workers: 2 });
+    // The primary deals new connections out in turn, so four fresh ones reach both workers.
+    for (let i = 0; i < 4; i++) expect(await postOnNewConnection(gateway.port)).toEqual({ data: { apiKeys: { edges: [] } } });
+    await gateway.waitFor('graphql request', 4);
+    expect(new Set(gateway.lines.filter((line) => line.msg === 'graphql request').map((line) => line.worker))).toEqual(new Set([1, 2]));
+    // Whichever worker answers the scrape, it reports the requests of both.
+    const metrics = await (await fetch(`http://127.0.0.1:${gateway.port}/metrics`)).text();
+    expect(metrics.split('\n').filter((line) => /^gateway_(graphql|upstream)_requests_total/.test(line))).toEqual([
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 4',
+      'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 4',
+    ]);
+
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(gateway.lines.filter((line) => line.msg === 'stopped').map((line) => line.worker).sort()).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { captureLogs, lineBase } from './capture.js';
+
+const TOKEN = 'Bearer secret-e2e-token';
+const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
+const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
+const key = (id: string) => ({ id, name: id, type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' });
+
+describe('pino redaction', () => {
+  it('censors credentials at the top level, one object down and in header objects', () => {
+    const { logger, raw } = captureLogs();
+    logger.info(
+      {
+        authorization: 'Bearer top-level-secret',
+        token: 'token-secret',
+        req: { headers: { authorization: 'Bearer header-secret', cookie: 'sid=cookie-secret', accept: 'application/json' } },
+        res: { headers: { 'set-cookie': 'sid=set-cookie-secret' } },
+        user: { password: 'password-secret', name: 'kept' },
+      },
+      'credentials everywhere',
+    );
+    expect(JSON.parse(raw[0]!)).toEqual({
+      ...lineBase(30),
+      authorization: '[redacted]',
+      token: '[redacted]',
+      req: { headers: { authorization: '[redacted]', cookie: '[redacted]', accept: 'application/json' } },
+      res: { headers: { 'set-cookie': '[redacted]' } },
+      user: { password: '[redacted]', name: 'kept' },
+      msg: 'credentials everywhere',
+    });
+    expect(raw[0]).not.toMatch(/secret/);
+  });
+
+  it('writes errors as class and message, without a stack trace', () => {
+    const { logger, lines } = captureLogs();
+    logger.error({ err: Object.assign(new TypeError('boom'), { code: 'E_BOOM' }) }, 'failed');
+    expect(lines()).toEqual([{ ...lineBase(50), err: { type: 'TypeError', message: 'boom', code: 'E_BOOM' }, msg: 'failed' }]);
+  });
+
+  it('writes JSON, not pretty lines, when told so even on a terminal', () => {
+    const raw: string[] = [];
+    createLogger({ level: 'info', pretty: false, destination: { write: (line: string) => void raw.push(line) } }).info('plain');
+    expect(JSON.parse(raw[0]!)).toMatchObject({ level: 30, msg: 'plain' });
+  });
+});
+
+describe('request and upstream-call lines', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  const logs = captureLogs('debug');
+
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream((request) => {
+      if (request.method === 'PATCH') return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
+      if (request.query.limit === '2') return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
+      return { body: envelope([key('ak_001')]) };
+    });
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger, limits: { upstreamRetries: 0 } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it('logs one line per request and one debug line per upstream call, all with the request id', async () => {
+    const answer = await gateway.graphql(KEYS, { headers: { authorization: TOKEN, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' } });
+    expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UPSTREAM_ERROR']);
+
+    const calls = logs.lines('upstream call').filter((line) => line.requestId === 'req-log-1');
+    expect(calls.sort((x, y) => String(x.status).localeCompare(String(y.status)))).toEqual([
+      { ...lineBase(20), requestId: 'req-log-1', method: 'GET', route: '/api_keys', status: 200, durationMs: expect.any(Number), errorCode: null, msg: 'upstream call' },
+      { ...lineBase(20), requestId: 'req-log-1', method: 'GET', route: '/api_keys', status: 500, durationMs: expect.any(Number), errorCode: 'UPSTREAM_ERROR', msg: 'upstream call' },
+    ]);
+    expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-1')).toEqual([
+      {
+        ...lineBase(40),
+        requestId: 'req-log-1',
+        operationName: 'Keys',
+        operationType: 'query',
+        status: 200,
+        durationMs: expect.any(Number),
+        upstreamCalls: 2,
+        outcome: 'partial',
+        errorCodes: ['UPSTREAM_ERROR'],
+        msg: 'graphql request',
+      },
+    ]);
+  });
+
+  it('logs a failed mutation as an error outcome at info level: the caller asked for something missing', async () => {
+    await gateway.graphql(RENAME, { headers: { authorization: TOKEN, 'x-request-id': 'req-log-2' } });
+    expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-2')).toEqual([
+      {
+        ...lineBase(30),
+        requestId: 'req-log-2',
+        operationName: 'Rename',
+        operationType: 'mutation',
+        status: 200,
+        durationMs: expect.any(Number),
+        upstreamCalls: 1,
+        outcome: 'error',
+        errorCodes: ['NOT_FOUND'],
+        msg: 'graphql request',
+      },
+    ]);
+  });
+
+  it('logs a request that never parsed, without an operation', async () => {
+    await gateway.graphql('query Broken {', { headers: { authorization: TOKEN, 'x-request-id': 'req-log-3' } });
+    expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-3')).toEqual([
+      {
+        ...lineBase(30),
+        requestId: 'req-log-3',
+        operationName: null,
+        operationType: null,
+        status: 400,
+        durationMs: expect.any(Number),
+        upstreamCalls: 0,
+        outcome: 'error',
+        errorCodes: ['GRAPHQL_PARSE_FAILED'],
+        msg: 'graphql request',
+      },
+    ]);
+  });
+
+  it('never writes the token, the cookie, the upstream address or a stack trace', () => {
+    const all = logs.raw.join('');
+    expect(logs.raw.length).toBeGreaterThanOrEqual(6);
+    expect(all).not.toContain('secret-e2e-token');
+    expect(all).not.toContain('cookie-value');
+    expect(all).not.toContain(new URL(upstream.url).host);
+    expect(all).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('LOG_LEVEL=info', () => {
+  it('leaves out the upstream-call lines', async () => {
+    const upstream = await startRecordingUpstream(() => ({ body: envelope([key('ak_001')]) }));
+    const logs = captureLogs('info');
+    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
+    try {
+      await gateway.graphql(KEYS, { headers: { authorization: TOKEN } });
+      expect(logs.lines().map((line) => line.msg)).toEqual(['graphql request']);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { ENVIRONMENT_VARIABLES, loadConfig } from '../../src/config.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A Kubernetes object as parsed; its fields are checked one by one below. */
+type K8sObject = { kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
+
+const objects: K8sObject[] = readdirSync(`${ROOT}deploy`)
+  .filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml')
+  .flatMap((file) => parseAllDocuments(readFileSync(`${ROOT}deploy/${file}`, 'utf8')).map((document) => document.toJS() as K8sObject));
+const only = (kind: string): K8sObject => {
+  const found = objects.filter((object) => object.kind === kind);
+  if (found.length !== 1) throw new Error(`deploy/ must hold exactly one ${kind}, it holds ${found.length}`);
+  return found[0]!;
+};
+const configMap = only('ConfigMap');
+const deployment = only('Deployment');
+const pod = deployment.spec.template;
+const container = pod.spec.containers[0];
+const portNamed = (name: string) => container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
+const probePort = (probe: { httpGet: { port: string | number } }) => (typeof probe.httpGet.port === 'number' ? probe.httpGet.port : portNamed(probe.httpGet.port));
+
+describe('deploy/ manifests', () => {
+  it('holds exactly the objects an operator needs', () => {
+    expect(objects.map((object) => object.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+    const kustomized = parseAllDocuments(readFileSync(`${ROOT}deploy/kustomization.yaml`, 'utf8'))[0]!.toJS() as { resources: string[] };
+    expect(kustomized.resources.sort()).toEqual(readdirSync(`${ROOT}deploy`).filter((file) => file !== 'kustomization.yaml').sort());
+  });
+
+  it('configures only variables the gateway reads, with values it accepts', () => {
+    const names = [...Object.keys(configMap.data!), ...(container.env ?? []).map((variable: { name: string }) => variable.name)];
+    expect(names.filter((name) => !ENVIRONMENT_VARIABLES.includes(name))).toEqual([]);
+    const config = loadConfig(configMap.data);
+    expect([config.production, config.upstreamUrl?.href, config.graphiql, config.workers]).toEqual([true, 'https://vms.example.com/v2', false, 1]);
+    expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
+  });
+
+  it('exposes the port the configuration makes the gateway listen on, to the probes, Prometheus and the Service', () => {
+    const port = loadConfig(configMap.data).port;
+    expect(portNamed('http')).toBe(port);
+    expect([probePort(container.startupProbe), probePort(container.livenessProbe), probePort(container.readinessProbe)]).toEqual([port, port, port]);
+    expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(port);
+    const service = only('Service');
+    expect(service.spec.ports.map((p: { targetPort: string }) => portNamed(p.targetPort))).toEqual([port]);
+    expect(service.spec.selector).toEqual(pod.metadata.labels);
+  });
+
+  it('lets requests in flight finish before the pod is killed', () => {
+    const pause = Number(container.lifecycle.preStop.exec.command[1]);
+    expect(container.lifecycle.preStop.exec.command[0]).toBe('sleep');
+    expect(pause * 1000 + loadConfig(configMap.data).shutdownTimeoutMs).toBeLessThan(pod.spec.terminationGracePeriodSeconds * 1000);
+  });
+
+  it('bounds resources, runs unprivileged, and scales and drains safely', () => {
+    expect(Object.keys(container.resources).sort()).toEqual(['limits', 'requests']);
+    expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+    expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
+    expect([pod.spec.securityContext.runAsNonRoot, container.securityContext.allowPrivilegeEscalation]).toEqual([true, false]);
+    const hpa = only('HorizontalPodAutoscaler');
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
+    const pdb = only('PodDisruptionBudget');
+    expect(pdb.spec.selector.matchLabels).toEqual(pod.metadata.labels);
+    expect(deployment.spec.selector.matchLabels).toEqual(pod.metadata.labels);
+    expect(pdb.spec.minAvailable).toBeLessThan(hpa.spec.minReplicas);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
+
+  it('builds in stages, ships production dependencies only and runs as a non-root user', () => {
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);
+    expect(dockerfile.match(/^USER (\S+)$/m)?.[1]).toBe('node');
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+  });
+
+  it('exposes and health-checks the port the Kubernetes manifests use', () => {
+    expect(Number(dockerfile.match(/^EXPOSE (\d+)$/m)?.[1])).toBe(portNamed('http'));
+    expect(dockerfile.match(/PORT=(\d+)/)?.[1]).toBe(configMap.data!.PORT);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD .*'\/health'/m);
+  });
+});
+
+describe('the endpoints the manifests name', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream();
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it('are served by the gateway', async () => {
+    const paths = [container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, pod.metadata.annotations['prometheus.io/path']];
+    expect(paths).toEqual(['/health', '/health', '/ready', '/metrics']);
+    const statuses = await Promise.all(paths.map(async (path) => (await fetch(gateway.url.replace(/\/graphql$/, path))).status));
+    expect(statuses).toEqual([200, 200, 200, 200]);
+  });
+});

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_OPERATION_NAMES, createMetrics } from '../../src/plugins/use-metrics.js';
+import type { RequestSummary } from '../../src/plugins/request-summary.js';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+const AUTH = { authorization: 'Bearer metrics-secret-token' };
+const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_777", name: "x" }) { category { id } } }';
+
+/** The samples of /metrics (comment lines dropped), without the process metrics. */
+function gatewaySamples(text: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith('gateway_') && !line.includes('_bucket{'));
+}
+
+describe('GET /metrics', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  let text: string;
+  let contentType: string | null;
+
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream((request) =>
+      request.method === 'PATCH'
+        ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
+        : { body: envelope([{ id: 'ak_001', name: 'k', type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' }]) },
+    );
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+    await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'metrics-req-1' } });
+    await gateway.graphql(KEYS, { headers: AUTH });
+    await gateway.graphql(RENAME, { headers: AUTH });
+    await gateway.graphql('{ __typename }', { headers: AUTH });
+    const response = await fetch(gateway.url.replace(/\/graphql$/, '/metrics'));
+    contentType = response.headers.get('content-type');
+    text = await response.text();
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it('counts GraphQL requests and upstream calls by their labels, and reads the pool and circuit', () => {
+    expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const samples = gatewaySamples(text).map((line) => line.replace(/_sum(\{.*\}) [\d.e-]+$/, '_sum$1 <seconds>'));
+    expect(samples).toEqual([
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 2',
+      'gateway_graphql_requests_total{operation_name="Rename",operation_type="mutation",outcome="error"} 1',
+      'gateway_graphql_requests_total{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Keys",operation_type="query",outcome="ok"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Keys",operation_type="query",outcome="ok"} 2',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Rename",operation_type="mutation",outcome="error"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Rename",operation_type="mutation",outcome="error"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="anonymous",operation_type="query",outcome="ok"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
+      'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 2',
+      'gateway_upstream_requests_total{method="PATCH",route="/categories/:id",status_class="4xx"} 1',
+      'gateway_upstream_request_duration_seconds_sum{method="GET",route="/api_keys",status_class="2xx"} <seconds>',
+      'gateway_upstream_request_duration_seconds_count{method="GET",route="/api_keys",status_class="2xx"} 2',
+      'gateway_upstream_request_duration_seconds_sum{method="PATCH",route="/categories/:id",status_class="4xx"} <seconds>',
+      'gateway_upstream_request_duration_seconds_count{method="PATCH",route="/categories/:id",status_class="4xx"} 1',
+      'gateway_upstream_open_connections 1',
+      'gateway_upstream_pending_requests 0',
+      'gateway_upstream_circuit_state 0',
+    ]);
+  });
+
+  it('has histogram buckets and the process metrics operators expect', () => {
+    expect(text).toContain('gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok"} 2');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
+  });
+
+  it('puts no ids, tokens or addresses into labels', () => {
+    for (const leak of ['cat_777', 'ak_001', 'metrics-secret-token', 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
+  });
+});
+
+describe('operation_name label', () => {
+  const summary = (operationName: string | undefined): RequestSummary => ({
+    requestId: 'r',
+    operationName,
+    operationType: 'query',
+    status: 200,
+    durationMs: 1,
+    upstreamCalls: 0,
+    outcome: 'ok',
+    errorCodes: [],
+  });
+
+  it(`keeps the first ${MAX_OPERATION_NAMES} names and counts the rest as "other"`, async () => {
+    const metrics = createMetrics({ upstreamStats: () => ({ connected: 0, pending: 0, running: 0 }) });
+    for (let i = 0; i <= MAX_OPERATION_NAMES; i++) metrics.observeRequest(summary(`Op${i}`));
+    metrics.observeRequest(summary('Op0'));
+    const counts = (await metrics.registry.getSingleMetric('gateway_graphql_requests_total')!.get()).values;
+    const byName = Object.fromEntries(counts.map((sample) => [sample.labels.operation_name, sample.value]));
+    expect(Object.keys(byName)).toHaveLength(MAX_OPERATION_NAMES + 1);
+    expect([byName.Op0, byName[`Op${MAX_OPERATION_NAMES - 1}`], byName[`Op${MAX_OPERATION_NAMES}`], byName.other]).toEqual([2, 1, undefined, 1]);
+  });
+});

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { captureLogs } from './capture.js';
+
+const AUTH = { authorization: 'Bearer request-id-token' };
+const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('x-request-id', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  const logs = captureLogs('debug');
+
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it("keeps the caller's id: in the response, upstream and in every log line of the request", async () => {
+    const answer = await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'client-id.42:a_b-c' } });
+    expect(answer.body).toEqual({ data: { apiKeys: { edges: [] } } });
+    expect(answer.headers.get('x-request-id')).toBe('client-id.42:a_b-c');
+    expect(upstream.requests.at(-1)?.headers['x-request-id']).toBe('client-id.42:a_b-c');
+    const lines = logs.lines().filter((line) => line.requestId === 'client-id.42:a_b-c');
+    expect(lines.map((line) => line.msg)).toEqual(['upstream call', 'graphql request']);
+  });
+
+  it('makes one up when the caller sent none, and uses the same one everywhere', async () => {
+    const before = upstream.requests.length;
+    const answer = await gateway.graphql(KEYS, { headers: AUTH });
+    const id = answer.headers.get('x-request-id');
+    expect(id).toMatch(UUID);
+    expect(upstream.requests.slice(before).map((request) => request.headers['x-request-id'])).toEqual([id]);
+    expect(logs.lines('graphql request').at(-1)?.requestId).toBe(id);
+  });
+
+  it('replaces an id that is not a sane token', async () => {
+    const answer = await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'two words; <script>' } });
+    expect(answer.headers.get('x-request-id')).toMatch(UUID);
+    expect(upstream.requests.at(-1)?.headers['x-request-id']).toBe(answer.headers.get('x-request-id'));
+  });
+
+  it('answers with an id even when no upstream call is made: errors, health, metrics', async () => {
+    const unauthenticated = await gateway.graphql(KEYS, { headers: { 'x-request-id': 'no-token-1' } });
+    expect((unauthenticated.body.errors?.[0]?.extensions as { code: string }).code).toBe('UNAUTHENTICATED');
+    expect(unauthenticated.headers.get('x-request-id')).toBe('no-token-1');
+    const base = gateway.url.replace(/\/graphql$/, '');
+    for (const path of ['/health', '/ready', '/metrics']) {
+      const response = await fetch(base + path, { headers: { 'x-request-id': `probe${path.replace('/', '-')}` } });
+      await response.arrayBuffer();
+      expect([path, response.headers.get('x-request-id')]).toEqual([path, `probe${path.replace('/', '-')}`]);
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+
+const AUTH = { authorization: 'Bearer tracing-token' };
+const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
+const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
+const traceparent = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+
+describe('OpenTelemetry spans', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    // As src/tracing.ts does: the context manager and W3C propagator become global.
+    provider.register();
+    upstream = await startRecordingUpstream((request) =>
+      request.method === 'PATCH'
+        ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
+        : { body: envelope([]) },
+    );
+    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), tracerProvider: provider });
+  });
+  beforeEach(() => {
+    exporter.reset();
+    upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+    await provider.shutdown();
+  });
+
+  it('makes a server span per operation with a client span per upstream call, and sends each call its traceparent', async () => {
+    await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'trace-req-1' } });
+    const spans = exporter.getFinishedSpans();
+    const operation = spans.find((span) => span.kind === SpanKind.SERVER)!;
+    const calls = spans.filter((span) => span.kind === SpanKind.CLIENT);
+    expect(spans).toHaveLength(3);
+    expect({ name: operation.name, attributes: operation.attributes, status: operation.status, parent: operation.parentSpanContext }).toEqual({
+      name: 'query Keys',
+      attributes: { 'gateway.request_id': 'trace-req-1', 'graphql.operation.type': 'query', 'graphql.operation.name': 'Keys' },
+      status: { code: SpanStatusCode.UNSET },
+      parent: undefined,
+    });
+    expect(calls.map((span) => ({ name: span.name, attributes: span.attributes, trace: span.spanContext().traceId, parent: span.parentSpanContext?.spanId }))).toEqual(
+      [1, 2].map(() => ({
+        name: 'GET /api_keys',
+        attributes: { 'http.request.method': 'GET', 'url.template': '/api_keys', 'http.response.status_code': 200 },
+        trace: operation.spanContext().traceId,
+        parent: operation.spanContext().spanId,
+      })),
+    );
+    expect(upstream.requests.map((request) => request.headers.traceparent).sort()).toEqual(calls.map(traceparent).sort());
+  });
+
+  it("continues the caller's trace when it sends a traceparent", async () => {
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await gateway.graphql(KEYS, { headers: { ...AUTH, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
+    const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER)!;
+    expect([operation.spanContext().traceId, operation.parentSpanContext?.spanId, operation.parentSpanContext?.isRemote]).toEqual([callerTrace, '00f067aa0ba902b7', true]);
+    expect(upstream.requests.every((request) => String(request.headers.traceparent).startsWith(`00-${callerTrace}-`))).toBe(true);
+  });
+
+  it('marks both spans as failed with the error code when the upstream refuses', async () => {
+    await gateway.graphql(RENAME, { headers: AUTH });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => ({ name: span.name, status: span.status, attributes: span.attributes }))).toEqual([
+      {
+        name: 'PATCH /categories/:id',
+        status: { code: SpanStatusCode.ERROR, message: 'NOT_FOUND' },
+        attributes: { 'http.request.method': 'PATCH', 'url.template': '/categories/:id', 'http.response.status_code': 404, 'error.type': 'NOT_FOUND' },
+      },
+      {
+        name: 'mutation Rename',
+        status: { code: SpanStatusCode.ERROR, message: 'NOT_FOUND' },
+        attributes: { 'gateway.request_id': expect.any(String), 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'Rename', 'graphql.error.codes': ['NOT_FOUND'] },
+      },
+    ]);
+  });
+});
+
+describe('without a tracer provider', () => {
+  it('sends no traceparent upstream', async () => {
+    const upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
+    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+    try {
+      await gateway.graphql(KEYS, { headers: AUTH });
+      expect(upstream.requests.map((request) => request.headers.traceparent)).toEqual([undefined, undefined]);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { audit } from './harness.js';
+
+/**
+ * Many callers with different tokens at once, their upstream answers arriving in random order:
+ * every upstream request carries its own caller's token, and every caller sees only its own data.
+ */
+const CALLERS = 40;
+const tokens = Array.from({ length: CALLERS }, (_, i) => `Bearer caller-${i}-${Math.random().toString(36).slice(2)}`);
+
+let upstream: RecordingUpstream;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream((request) => {
+    const owner = String(request.headers.authorization);
+    const delayMs = Math.floor(Math.random() * 15);
+    if (request.method === 'PATCH') {
+      const { name } = request.body as { name: string };
+      return { delayMs, body: envelope({ id: request.path.split('/').at(-1), name, value: 'v', ...audit, updated_by: owner }) };
+    }
+    // Two pages per list, the second one found through the cursor of the first.
+    const page = request.query.cursor === undefined ? 1 : 2;
+    const items = Array.from({ length: page === 1 ? 25 : 5 }, (_, i) => ({ id: `k${page}-${i}`, name: owner, type: 'api', permissions: [], ...audit }));
+    return { delayMs, body: envelope(items, page === 1 ? { next: `/v2/api_keys?cursor=${encodeURIComponent(owner)}` } : {}) };
+  });
+  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 2_000 });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+it('keeps every caller\'s token and data apart under concurrency', async () => {
+  const work = tokens.flatMap((token, i) => [
+    gateway
+      .graphql('{ apiKeys(first: 30) { nodes { name } } }', { headers: { authorization: token, 'x-request-id': `read-${i}` } })
+      .then((answer) => ({ token, kind: 'read' as const, answer })),
+    gateway
+      .graphql(`mutation { updateCategory(input: { id: "cat_${i}", name: "n${i}" }) { category { id name updatedBy } } }`, {
+        headers: { authorization: token, 'x-request-id': `write-${i}` },
+      })
+      .then((answer) => ({ token, kind: 'write' as const, answer, i })),
+  ]);
+  const anonymous = gateway.graphql('{ apiKeys(first: 30) { nodes { name } } }');
+  const results = await Promise.all(work);
+
+  for (const result of results) {
+    expect(result.answer.body.errors).toBeUndefined();
+    if (result.kind === 'read') {
+      const names = (result.answer.body.data as { apiKeys: { nodes: { name: string }[] } }).apiKeys.nodes.map((n) => n.name);
+      expect(names).toEqual(Array.from({ length: 30 }, () => result.token));
+    } else {
+      expect(result.answer.body.data).toEqual({ updateCategory: { category: { id: `cat_${result.i}`, name: `n${result.i}`, updatedBy: result.token } } });
+    }
+  }
+  expect((await anonymous).body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UNAUTHENTICATED']);
+
+  // Three upstream requests per caller, each with that caller's token and request id, none without a token.
+  expect(upstream.requests).toHaveLength(CALLERS * 3);
+  tokens.forEach((token, i) => {
+    const own = upstream.requests.filter((r) => r.headers.authorization === token);
+    expect(own.map((r) => `${r.method} ${r.headers['x-request-id']} ${r.query.cursor ?? ''}`).sort()).toEqual(
+      [`GET read-${i} `, `GET read-${i} ${token}`, `PATCH write-${i} `].sort(),
+    );
+  });
+});

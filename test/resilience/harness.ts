@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+import { expect } from 'vitest';
+import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+
+export const TOKEN = 'Bearer resilience-secret-token';
+export const auth = { authorization: TOKEN };
+
+export const KEYS_QUERY = '{ apiKeys(first: 2) { nodes { id name } } }';
+
+export const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_1', updated_time: '2025-01-01T00:00:00.000Z' };
+
+export function keys(from: number, count: number, name = (i: number) => `Key ${i}`) {
+  return Array.from({ length: count }, (_, i) => ({ id: `k${from + i}`, name: name(from + i), type: 'api', permissions: [], ...audit }));
+}
+
+/** The error codes the gateway documents; anything else in a response is a bug. */
+export const DOCUMENTED_CODES = new Set([
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_BAD_RESPONSE',
+  'LIMIT_EXCEEDED',
+  'PAYLOAD_TOO_LARGE',
+  'INTERNAL_SERVER_ERROR',
+]);
+
+/** The codes of the answer's errors, in order. */
+export const codes = (answer: GraphQLAnswer) => (answer.body.errors ?? []).map((e) => (e.extensions as { code?: string } | undefined)?.code);
+
+/** Nothing secret or internal may appear in an answer: the token, the upstream address, a stack, raw HTML. */
+export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream): void {
+  const text = JSON.stringify(answer.body);
+  expect(text).not.toContain(TOKEN.slice('Bearer '.length));
+  expect(text).not.toContain(new URL(upstream.url).host);
+  expect(text).not.toMatch(/\bat .+\(.*:\d+:\d+\)|node:internal|stack/i);
+  expect(text).not.toMatch(/<html|<body/i);
+}
+
+/** After a fault the gateway must still answer a healthy request normally. */
+export async function expectStillServing(gateway: RunningGateway, upstream: RecordingUpstream): Promise<void> {
+  upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
+  const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
+  expect(answer.status).toBe(200);
+  expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }, { id: 'k2', name: 'Key 2' }] } } });
+}
+
+/** Writes the status line and headers, then `chunks` one by one, `everyMs` apart, unless the peer went away. */
+export function drip(res: ServerResponse, headers: Record<string, string | number>, chunks: string[], everyMs: number): void {
+  res.writeHead(200, headers);
+  let index = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || index === chunks.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(chunks[index++]);
+  }, everyMs);
+  res.on('close', () => clearInterval(timer));
+}
