@@ -17,6 +17,14 @@ export const ErrorCode = {
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
   /** An operation limit (depth, aliases, tokens, directives, cost, upstream calls); `extensions.limit` names it. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header (HTTP 403). */
+  CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
+  /** TRUSTED_DOCUMENTS is set and the request sent query text, or no documentId (HTTP 400). */
+  TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
+  /** TRUSTED_DOCUMENTS is set and the documentId is not in the manifest (HTTP 400). */
+  TRUSTED_DOCUMENT_NOT_FOUND: 'TRUSTED_DOCUMENT_NOT_FOUND',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

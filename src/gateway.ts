@@ -8,6 +8,7 @@ import { createOperations } from './operations.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { DEFAULT_COMPRESSION_MIN_BYTES, useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
+import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
@@ -96,6 +97,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(options.trustedDocuments ? [useTrustedDocuments(loadTrustedDocuments(options.trustedDocuments))] : []),
       useJit(),
       useUpstreamErrors(),
+      useRequestErrorCodes(),
       useCacheControl(),
       ...(options.corsOrigins?.length ? [useVaryOrigin()] : []),
       useCompression(options.compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES),

@@ -1,11 +1,10 @@
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable } from 'node:stream';
+import { ErrorCode } from './errors.js';
 
 /** Largest request body accepted unless MAX_BODY_BYTES says otherwise: the upstream's own limit. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** `extensions.code` of the 413 answer. */
-export const PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE';
 
 export interface HttpFrontOptions {
   /** Largest request body in bytes; a larger one is answered 413 before Yoga sees it. */
@@ -61,7 +60,7 @@ function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null>
 
 function tooLarge(res: ServerResponse, limit: number): void {
   const body = JSON.stringify({
-    errors: [{ message: `The request body is larger than ${limit} bytes.`, extensions: { code: PAYLOAD_TOO_LARGE } }],
+    errors: [{ message: `The request body is larger than ${limit} bytes.`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
   });
   // Closing the connection spares reading the rest of an oversized body just to keep it alive.
   res.writeHead(413, {

@@ -1,5 +1,5 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { GraphQLError, type Source } from 'graphql';
+import { type DocumentNode, GraphQLError, type Source, getOperationAST, valueFromASTUntyped } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
@@ -12,12 +12,16 @@ import type { Plugin } from 'graphql-yoga';
  * So after execution each such error becomes a graphql-js error at the same place, keeping its
  * message, path, extensions and original error (which error masking and useUpstreamErrors read).
  * Register it before useUpstreamErrors: that plugin copies positions from these errors.
+ *
+ * graphql-jit also refuses an omitted non-null variable that declares a default
+ * (`query ($n: Int! = 2)`), which the spec accepts; declared defaults are filled in first.
  */
 export function useJit(): Plugin {
   const jit = useGraphQlJit() as Plugin;
   return {
     ...jit,
     onExecute: (payload) => {
+      payload.args.variableValues = withDeclaredDefaults(payload.args.document, payload.args.operationName, payload.args.variableValues);
       void jit.onExecute!(payload);
       const source = payload.args.document.loc?.source;
       return {
@@ -32,6 +36,17 @@ export function useJit(): Plugin {
       };
     },
   };
+}
+
+function withDeclaredDefaults(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined) {
+  const definitions = getOperationAST(document, operationName)?.variableDefinitions ?? [];
+  let filled = variables ?? undefined;
+  for (const { variable, defaultValue } of definitions) {
+    if (defaultValue && (filled == null || filled[variable.name.value] === undefined)) {
+      filled = { ...filled, [variable.name.value]: valueFromASTUntyped(defaultValue) };
+    }
+  }
+  return filled;
 }
 
 function isJitError(error: GraphQLError): boolean {

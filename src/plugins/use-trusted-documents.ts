@@ -2,14 +2,8 @@ import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { type GraphQLParams, type Plugin, createGraphQLError } from 'graphql-yoga';
 import { z } from 'zod';
+import { ErrorCode } from '../errors.js';
 
-/** The `extensions.code` values of a rejected request; listed in the README's error table. */
-export const TrustedDocumentsCode = {
-  /** The request carried query text, or no documentId at all. */
-  TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
-  /** The documentId is not in the manifest. */
-  TRUSTED_DOCUMENT_NOT_FOUND: 'TRUSTED_DOCUMENT_NOT_FOUND',
-} as const;
 
 /** The client preset's persisted-documents.json: document id ("sha256:<hex>") -> document text. */
 const manifestSchema = z.record(z.string().min(1), z.string().min(1));
@@ -44,14 +38,14 @@ export function useTrustedDocuments(documents: ReadonlyMap<string, string>): Plu
       keyNotFound: () => required('Only trusted documents run here: the request has no "documentId".'),
       notFound: () =>
         createGraphQLError('This documentId is not a trusted document of this gateway: regenerate the client against its manifest.', {
-          extensions: { code: TrustedDocumentsCode.TRUSTED_DOCUMENT_NOT_FOUND, http: { status: 400 } },
+          extensions: { code: ErrorCode.TRUSTED_DOCUMENT_NOT_FOUND, http: { status: 400 } },
         }),
     },
   });
 }
 
 function required(message: string) {
-  return createGraphQLError(message, { extensions: { code: TrustedDocumentsCode.TRUSTED_DOCUMENT_REQUIRED, http: { status: 400 } } });
+  return createGraphQLError(message, { extensions: { code: ErrorCode.TRUSTED_DOCUMENT_REQUIRED, http: { status: 400 } } });
 }
 
 /** Yoga's GET parser keeps only the four standard parameters, so a GET's documentId is read from the URL. */

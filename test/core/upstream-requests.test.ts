@@ -67,6 +67,13 @@ describe('apiKeys', () => {
     });
   });
 
+  it('uses a declared variable default when the variable is omitted, also for a non-null variable', async () => {
+    upstream.answer(() => ({ body: envelope([], {}) }));
+    const answer = await gateway.graphql('query Keys($n: Int! = 2, $after: String = null) { apiKeys(first: $n, after: $after) { nodes { id } } }', { headers: auth });
+    expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
+    expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '2' }]);
+  });
+
   it('generates an x-request-id when the caller sends none', async () => {
     upstream.answer(() => ({ body: envelope([], {}) }));
     await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });

@@ -1,0 +1,33 @@
+import { isAsyncIterable } from '@envelop/core';
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ErrorCode } from '../errors.js';
+
+const CSRF_MESSAGE = 'Required CSRF header(s) not present';
+
+/**
+ * Errors about a request as a whole come from graphql-js and Yoga plugins without a code of ours:
+ * variables that do not fit their types, a missing CSRF header. This gives each a stable code.
+ *
+ * The errors were made for this request alone, so they are amended in place: Yoga derives the
+ * HTTP status from the very same objects.
+ */
+export function useRequestErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      if (isAsyncIterable(result)) return;
+      for (const one of Array.isArray(result) ? result : [result]) {
+        for (const error of one.errors ?? []) amend(error);
+      }
+    },
+  };
+}
+
+function amend(error: GraphQLError): void {
+  const extensions = error.extensions as Record<string, unknown>;
+  if (extensions.code !== undefined) return;
+  if (error.message === CSRF_MESSAGE) extensions.code = ErrorCode.CSRF_HEADER_REQUIRED;
+  // Without a path the error stopped the request before execution: after parsing and validation
+  // (which carry Yoga's codes), only variable coercion is left.
+  else if (error.path === undefined) extensions.code = ErrorCode.BAD_USER_INPUT;
+}
