@@ -81,7 +81,7 @@ process.once('SIGINT', () => (stopAll(), process.exit(130)));
 
 const apiKeyFields = 'id name type permissions createdBy createdTime updatedBy updatedTime';
 const pageInfo = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
-// With every field, first: 100 passes the default cost limit (docs/security.md), so row 4 asks for fewer.
+// With every field, first: 100 passes the default cost limit (README, "Security and limits"), so row 4 asks for fewer.
 const apiKeysQuery = (first: number, fields = apiKeyFields) => `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
 const apiKeys100 = apiKeysQuery(100, 'id name type permissions createdTime');
 const createFolder = 'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';

@@ -41,7 +41,7 @@ const environment = z.object({
   NODE_ENV: z.string().optional(),
   /** Persisted-documents manifest (hash -> document); when set only those operations run. @default unset: any operation */
   TRUSTED_DOCUMENTS: z.string().min(1, 'must be a file path').optional(),
-  /** Resilience and operation limits: see src/limits.ts and docs/security.md. */
+  /** Resilience and operation limits: see src/limits.ts and the README section "Security and limits". */
   ...limitsEnvironment,
   /** Origins allowed to call from a browser, comma-separated, or *. @default none in production, * otherwise */
   CORS_ORIGINS: corsOriginList.optional(),

@@ -35,7 +35,7 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** Smallest answer in bytes that is compressed. @default DEFAULT_COMPRESSION_MIN_BYTES */
   compressionMinBytes?: number;
-  /** Resilience and operation limits (docs/security.md); unset ones take DEFAULT_LIMITS. */
+  /** Resilience and operation limits (README, "Security and limits"); unset ones take DEFAULT_LIMITS. */
   limits?: Partial<Limits>;
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ErrorCode } from './errors.js';
 
 /**
- * Every bound the gateway puts on callers and on its use of the upstream. docs/security.md lists
+ * Every bound the gateway puts on callers and on its use of the upstream. the README section "Security and limits" lists
  * each one with its variable and default; GatewayOptions takes any subset, the rest default here.
  */
 export interface Limits {

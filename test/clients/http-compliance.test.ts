@@ -6,7 +6,7 @@ import { type RecordingUpstream, envelope, startRecordingUpstream } from '../sup
 /**
  * GraphQL over HTTP compliance, measured by graphql-http's own audit suite against the real gateway.
  * The three MAY audits below fail only because a GET must carry the CSRF header (src/security.ts);
- * docs/clients.md lists them. The suite passes in full once a client sends that header.
+ * The README (GraphQL over HTTP compliance) lists them. The suite passes in full once a client sends that header.
  */
 const NOT_PASSED_WITHOUT_CSRF_HEADER = ['5A70', 'D6D5', '6A70'];
 
