@@ -48,7 +48,7 @@ export class Caller {
   }
 
   async #send(request: UpstreamRequest): Promise<Envelope> {
-    if (this.authorization === null) throw new Error('Upstream call without credentials: the auth scope must run first.');
+    if (this.authorization === null) throw new Error('Upstream call without credentials: the bearer plugin must run first.');
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     if (this.upstreamCalls >= this.#maxUpstreamCalls) throw upstreamCallsExceeded(this.#maxUpstreamCalls);
     this.upstreamCalls++;

@@ -44,7 +44,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export const EXAMPLE_QUERY = `# The first page of API keys. Add an "Authorization: Bearer <token>" header below.
+export const EXAMPLE_QUERY = `# The first page of API keys. Sends the "Authorization: Bearer <token>" header from the Headers tab.
 query ApiKeys($first: Int = 5, $after: String) {
   apiKeys(first: $first, after: $after) {
     edges { cursor node { id name type permissions createdTime } }
