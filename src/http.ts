@@ -5,7 +5,6 @@ import { ErrorCode } from './errors.js';
 /** Largest request body accepted unless MAX_BODY_BYTES says otherwise: the upstream's own limit. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-
 export interface HttpFrontOptions {
   /** Largest request body in bytes; a larger one is answered 413 before Yoga sees it. */
   maxBodyBytes: number;
