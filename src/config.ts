@@ -1,15 +1,9 @@
 import { z } from 'zod';
 import { type Limits, limitsEnvironment, limitsFrom } from './limits.js';
 import { ANY_ORIGIN, corsOriginList } from './cors.js';
+import { flag, wholeNumber } from './env.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http.js';
 import { DEFAULT_COMPRESSION_MIN_BYTES } from './plugins/use-compression.js';
-
-const integer = (min: number, max: number, what: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, what)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, what);
 
 const httpUrlEndingInV2 = z
   .string()
@@ -29,15 +23,15 @@ const httpUrlEndingInV2 = z
  */
 const environment = z.object({
   /** Port of the GraphQL endpoint. @default 4000 */
-  PORT: integer(0, 65535, 'must be a port number from 0 to 65535').default(4000),
+  PORT: wholeNumber(0, 65535, 'must be a port number from 0 to 65535').default(4000),
   /** Interface to listen on. @default 0.0.0.0 */
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   /** Upstream base address ending in /v2. @default unset: the embedded sandbox is started */
   UPSTREAM_URL: httpUrlEndingInV2.optional(),
   /** Bound of each upstream request in ms. @default 10000 */
-  UPSTREAM_TIMEOUT_MS: integer(1, 600_000, 'must be a whole number of milliseconds from 1 to 600000').default(10_000),
+  UPSTREAM_TIMEOUT_MS: wholeNumber(1, 600_000, 'must be a whole number of milliseconds from 1 to 600000').default(10_000),
   /** Serve GraphiQL on GET /graphql. @default true, false when NODE_ENV=production */
-  GRAPHIQL: z.enum(['true', 'false'], 'must be true or false').transform((v) => v === 'true').optional(),
+  GRAPHIQL: flag.optional(),
   NODE_ENV: z.string().optional(),
   /** Persisted-documents manifest (hash -> document); when set only those operations run. @default unset: any operation */
   TRUSTED_DOCUMENTS: z.string().min(1, 'must be a file path').optional(),
@@ -46,15 +40,15 @@ const environment = z.object({
   /** Origins allowed to call from a browser, comma-separated, or *. @default none in production, * otherwise */
   CORS_ORIGINS: corsOriginList.optional(),
   /** Largest request body in bytes. @default 1048576 */
-  MAX_BODY_BYTES: integer(1, 100 * 1024 * 1024, 'must be a whole number of bytes from 1 to 104857600').default(DEFAULT_MAX_BODY_BYTES),
+  MAX_BODY_BYTES: wholeNumber(1, 100 * 1024 * 1024, 'must be a whole number of bytes from 1 to 104857600').default(DEFAULT_MAX_BODY_BYTES),
   /** Smallest answer in bytes that is compressed. @default 1024 */
-  COMPRESSION_MIN_BYTES: integer(0, 2 ** 31 - 1, 'must be a whole number of bytes').default(DEFAULT_COMPRESSION_MIN_BYTES),
+  COMPRESSION_MIN_BYTES: wholeNumber(0, 2 ** 31 - 1, 'must be a whole number of bytes').default(DEFAULT_COMPRESSION_MIN_BYTES),
   /** Lowest pino level written. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be one of fatal, error, warn, info, debug, trace, silent').default('info'),
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. @default 10000 */
-  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'must be a whole number of milliseconds from 0 to 600000').default(10_000),
+  SHUTDOWN_TIMEOUT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 to 600000').default(10_000),
   /** Worker processes sharing the port (node:cluster). @default 1 */
-  WORKERS: integer(1, 64, 'must be a whole number from 1 to 64').default(1),
+  WORKERS: wholeNumber(1, 64).default(1),
   /** OTLP/HTTP collector base address; tracing is off while unset. @default unset */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   /** service.name on every span. @default vms-graphql-gateway */

@@ -1,9 +1,10 @@
 import { GraphQLError } from 'graphql';
 import { z } from 'zod';
+import { flag, wholeNumber } from './env.js';
 import { ErrorCode } from './errors.js';
 
 /**
- * Every bound the gateway puts on callers and on its use of the upstream. the README section "Security and limits" lists
+ * Every bound the gateway puts on callers and on its use of the upstream. The README section "Security and limits" lists
  * each one with its variable and default; GatewayOptions takes any subset, the rest default here.
  */
 export interface Limits {
@@ -55,15 +56,7 @@ export const DEFAULT_LIMITS: Limits = {
   fieldSuggestions: true,
 };
 
-const whole = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`)
-    .optional();
-
-const flag = z.enum(['true', 'false'], 'must be true or false').transform((v) => v === 'true').optional();
+const whole = (min: number, max: number) => wholeNumber(min, max).optional();
 
 /** The variables behind `Limits`, merged into the environment schema of config.ts. */
 export const limitsEnvironment = {
@@ -81,8 +74,8 @@ export const limitsEnvironment = {
   MAX_TOKENS: whole(10, 1_000_000),
   MAX_DIRECTIVES: whole(0, 1_000),
   MAX_COST: whole(1, 10_000_000),
-  INTROSPECTION: flag,
-  FIELD_SUGGESTIONS: flag,
+  INTROSPECTION: flag.optional(),
+  FIELD_SUGGESTIONS: flag.optional(),
 };
 
 type LimitsEnvironment = { [K in keyof typeof limitsEnvironment]?: z.output<(typeof limitsEnvironment)[K]> };
