@@ -46,3 +46,19 @@ export function unauthenticated(): GraphQLError {
     extensions: { code: ErrorCode.UNAUTHENTICATED },
   });
 }
+
+/**
+ * A new error at the same place in the answer as `place`: same path and locations. graphql-jit's
+ * errors carry locations without the AST nodes they are computed from, so those are copied as well.
+ */
+export function errorAt(place: GraphQLError, message: string, extensions: GraphQLError['extensions']): GraphQLError {
+  const error = new GraphQLError(message, {
+    nodes: place.nodes,
+    source: place.source,
+    positions: place.positions,
+    path: place.path,
+    extensions,
+  });
+  if (error.locations === undefined && place.locations !== undefined) Object.assign(error, { locations: place.locations });
+  return error;
+}

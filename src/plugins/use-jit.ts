@@ -11,7 +11,6 @@ import type { Plugin } from 'graphql-yoga';
  * Yoga rebuilds every error from those when it writes the answer, which would drop the locations.
  * So after execution each such error becomes a graphql-js error at the same place, keeping its
  * message, path, extensions and original error (which error masking and useUpstreamErrors read).
- * Register it before useUpstreamErrors: that plugin copies positions from these errors.
  *
  * graphql-jit also refuses an omitted non-null variable that declares a default
  * (`query ($n: Int! = 2)`), which the spec accepts; declared defaults are filled in first.

@@ -1,5 +1,6 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { errorAt } from '../errors.js';
 import { UpstreamFailure } from '../upstream/errors.js';
 
 /**
@@ -25,15 +26,6 @@ function withAdditional(error: GraphQLError): GraphQLError[] {
   if (!(error.originalError instanceof UpstreamFailure)) return [error];
   return [
     error,
-    ...error.originalError.additional.map(
-      (extra) =>
-        new GraphQLError(extra.message, {
-          nodes: error.nodes,
-          source: error.source,
-          positions: error.positions,
-          path: error.path,
-          extensions: extra.extensions,
-        }),
-    ),
+    ...error.originalError.additional.map((extra) => errorAt(error, extra.message, extra.extensions)),
   ];
 }

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { errorAt } from '../errors.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 
 /**
@@ -28,14 +29,5 @@ function isShapeError(error: GraphQLError): boolean {
 function asBadResponse(error: GraphQLError): GraphQLError {
   const field = error.path!.filter((segment) => typeof segment === 'string').join('.');
   const bad = upstreamBadResponse(`the record does not fit field "${field}"`);
-  const replaced = new GraphQLError(bad.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    extensions: bad.extensions,
-  });
-  // graphql-jit's errors carry locations without the AST nodes they would be computed from.
-  if (replaced.locations === undefined && error.locations !== undefined) Object.assign(replaced, { locations: error.locations });
-  return replaced;
+  return errorAt(error, bad.message, bad.extensions);
 }
