@@ -1,8 +1,9 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import type { Plugin } from 'graphql-yoga';
 import { type Logger, createLogger } from './logger.js';
-import { logUpstreamCall, useLogging } from './plugins/use-logging.js';
+import { logRequest, logUpstreamCall } from './plugins/use-logging.js';
 import { createMetrics, useMetrics } from './plugins/use-metrics.js';
+import { onGraphQLRequestDone } from './plugins/request-summary.js';
 import { upstreamProbe, useReadiness } from './plugins/use-readiness.js';
 import { useRequestId } from './plugins/use-request-id.js';
 import { annotateUpstreamSpan, traceUpstreamCall, useTracing } from './plugins/use-tracing.js';
@@ -30,6 +31,7 @@ export function createOperations({ upstreamUrl, logger = createLogger({ level: '
   });
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
   const logCall = logUpstreamCall(logger);
+  const logLine = logRequest(logger);
   const clientHooks: Pick<UpstreamClientOptions, 'onCall' | 'around'> = {
     onCall: (call) => {
       logCall(call);
@@ -45,7 +47,11 @@ export function createOperations({ upstreamUrl, logger = createLogger({ level: '
       const reachable = upstreamProbe(upstreamUrl);
       return [
         useRequestId(),
-        useLogging(logger),
+        // One summary per request, shared by the log line and the metrics.
+        onGraphQLRequestDone((summary) => {
+          logLine(summary);
+          metrics.observeRequest(summary);
+        }),
         useMetrics(metrics),
         ...(tracer ? [useTracing(tracer)] : []),
         useReadiness({ circuitOpen: () => upstream.breakerState === 'open', upstreamReachable: reachable }),

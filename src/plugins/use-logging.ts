@@ -1,11 +1,10 @@
-import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import type { UpstreamCall } from '../upstream/client.js';
-import { type RequestSummary, onGraphQLRequestDone } from './request-summary.js';
+import type { RequestSummary } from './request-summary.js';
 
 /** One line per GraphQL request; the level says whether an operator has anything to look at. */
-export function useLogging(logger: Logger): Plugin {
-  return onGraphQLRequestDone((summary) => {
+export function logRequest(logger: Logger): (summary: RequestSummary) => void {
+  return (summary) => {
     logger[levelOf(summary)](
       {
         requestId: summary.requestId,
@@ -19,7 +18,7 @@ export function useLogging(logger: Logger): Plugin {
       },
       'graphql request',
     );
-  });
+  };
 }
 
 /** One debug line per upstream call, for the UpstreamClient's `onCall`. */

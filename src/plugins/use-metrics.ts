@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { metricsOfAllWorkers, reportToPrimary } from '../cluster-metrics.js';
 import type { UpstreamCall } from '../upstream/client.js';
-import { type RequestSummary, onGraphQLRequestDone } from './request-summary.js';
+import type { RequestSummary } from './request-summary.js';
 
 /** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */
 export const MAX_OPERATION_NAMES = 100;
@@ -88,12 +88,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
 }
 
 /**
- * Serves GET /metrics in Prometheus text format and counts GraphQL requests. Under WORKERS>1 the
- * answer sums all workers, see src/cluster-metrics.ts.
+ * Serves GET /metrics in Prometheus text format (GraphQL requests are counted through
+ * `metrics.observeRequest`). Under WORKERS>1 the answer sums all workers, see src/cluster-metrics.ts.
  */
 export function useMetrics(metrics: Metrics): Plugin {
   return {
-    ...onGraphQLRequestDone((summary) => metrics.observeRequest(summary)),
     async onRequest({ request, endResponse, fetchAPI }) {
       if (new URL(request.url).pathname !== '/metrics') return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
