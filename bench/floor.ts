@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { ApiKey } from '../src/sandbox/data.js';
+import type { ApiKeyRecord as ApiKey } from '../src/upstream/records.js';
 import { reportToParent } from './probe.js';
 
 const upstream = new URL(process.env.UPSTREAM_URL!);

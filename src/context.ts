@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
-import { DEFAULT_LIMITS, type Limits, upstreamCallsExceeded } from './limits.js';
-import { requestIdOf } from './request-id.js';
+import type { Settings } from './config/settings.js';
+import { requestIdOf } from './observability/request-id.js';
+import { upstreamCallsExceeded } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
 
 /** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
@@ -24,7 +25,7 @@ export class Caller {
   readonly #maxUpstreamCalls: number;
   readonly #deadline: { at: number; ms: number };
 
-  constructor(request: Request, client: UpstreamClient, limits: Pick<Limits, 'requestDeadlineMs' | 'maxUpstreamCalls'> = DEFAULT_LIMITS) {
+  constructor(request: Request, client: UpstreamClient, limits: Pick<Settings, 'requestDeadlineMs' | 'maxUpstreamCalls'>) {
     const authorization = request.headers.get('authorization');
     this.authorization = authorization !== null && BEARER.test(authorization) ? authorization : null;
     this.requestId = requestIdOf(request);

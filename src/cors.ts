@@ -1,26 +1,5 @@
 import type { YogaServerOptions } from 'graphql-yoga';
-import { z } from 'zod';
-
-/** Any origin may call; only when CORS_ORIGINS says `*`, or by default outside production. */
-export const ANY_ORIGIN = '*';
-
-/** CORS_ORIGINS: a comma-separated list of exact origins such as `https://app.example.com`, or `*`. */
-export const corsOriginList = z
-  .string()
-  .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
-  .refine(
-    (origins) => origins.every((origin) => origin === ANY_ORIGIN || isOrigin(origin)),
-    'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path)',
-  );
-
-function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
-  } catch {
-    return false;
-  }
-}
+import { ANY_ORIGIN } from './config/parsers.js';
 
 /** Headers a browser app may send: the bearer token, JSON, its request id and Yoga's CSRF header. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-request-id', 'x-graphql-yoga-csrf'];

@@ -1,8 +1,9 @@
 import { GraphQLError } from 'graphql';
 
 /**
- * Every `extensions.code` the gateway answers with. Documented in the README's error table;
- * values are part of the API and never change meaning.
+ * Every `extensions.code` the gateway answers with, its own and graphql-yoga's. docs/errors.md
+ * lists each once (a test checks it against this object); values are part of the API and never
+ * change meaning.
  */
 export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
@@ -25,9 +26,30 @@ export const ErrorCode = {
   TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the documentId is not in the manifest (HTTP 400). */
   TRUSTED_DOCUMENT_NOT_FOUND: 'TRUSTED_DOCUMENT_NOT_FOUND',
+  /** Anything unexpected; the message is masked. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** graphql-yoga's: the document does not parse. */
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  /** graphql-yoga's: the document does not fit the schema. */
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET). */
+  BAD_REQUEST: 'BAD_REQUEST',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The code of an error in an answer; an error without one is an unexpected, masked one. */
+export function codeOf(error: { readonly extensions?: { readonly [key: string]: unknown } | undefined }): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' ? code : ErrorCode.INTERNAL_SERVER_ERROR;
+}
+
+/** The codes that say the upstream, not the caller or the gateway, failed. */
+export const UPSTREAM_FAULTS: ReadonlySet<string> = new Set([
+  ErrorCode.UPSTREAM_ERROR,
+  ErrorCode.UPSTREAM_TIMEOUT,
+  ErrorCode.UPSTREAM_UNAVAILABLE,
+  ErrorCode.UPSTREAM_BAD_RESPONSE,
+]);
 
 export interface InputIssue {
   /** Dotted path of the offending argument, e.g. `input.name`. */
@@ -45,6 +67,13 @@ export function unauthenticated(): GraphQLError {
   return new GraphQLError('A bearer token is required: send the header "Authorization: Bearer <token>".', {
     extensions: { code: ErrorCode.UNAUTHENTICATED },
   });
+}
+
+export type LimitName = 'depth' | 'aliases' | 'tokens' | 'directives' | 'cost' | 'upstreamCalls';
+
+/** The error of every operation limit: one code, `extensions.limit` says which limit and `max` its value. */
+export function limitExceeded(limit: LimitName, max: number, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: ErrorCode.LIMIT_EXCEEDED, limit, max } });
 }
 
 /**

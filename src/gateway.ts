@@ -1,107 +1,130 @@
 import type { TracerProvider } from '@opentelemetry/api';
-import { type YogaServerInstance, createYoga } from 'graphql-yoga';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { type Plugin, type YogaServerInstance, createYoga } from 'graphql-yoga';
+import { type Settings, defaultSettings } from './config/settings.js';
 import { Caller, type CallerContext } from './context.js';
-import { DEFAULT_LIMITS, type Limits, upstreamSettings } from './limits.js';
 import { corsPolicy } from './cors.js';
-import type { Logger } from './logger.js';
-import { createOperations } from './operations.js';
+import { graphiqlOptions } from './graphiql.js';
+import { type Logger, createLogger } from './observability/logger.js';
+import { createMetrics, watchUpstream } from './observability/metrics.js';
+import { upstreamProbe } from './observability/readiness.js';
+import { logRequest, logUpstreamCall } from './observability/request-log.js';
+import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
-import { DEFAULT_COMPRESSION_MIN_BYTES, useCompression } from './plugins/use-compression.js';
+import { useCompression } from './plugins/use-compression.js';
 import { useJit } from './plugins/use-jit.js';
+import { useLimits } from './plugins/use-limits.js';
+import { useMetrics } from './plugins/use-metrics.js';
+import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
+import { useRequestId } from './plugins/use-request-id.js';
+import { useRequestSummary } from './plugins/use-request-summary.js';
+import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
+import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
+import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { schema } from './schema/index.js';
-import { securityPlugins } from './security.js';
 import { UpstreamClient } from './upstream/client.js';
 
-export interface GatewayOptions {
+/**
+ * Any setting (docs/configuration.md; unset ones take their default for `production`), plus what
+ * only a program can pass.
+ */
+export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & {
   /** Upstream base address ending in /v2. */
   upstreamUrl: URL;
-  /** Bound of each upstream request. @default 10000 */
-  upstreamTimeoutMs?: number;
-  /** Request lines (info) and upstream-call lines (debug), see src/logger.ts. @default none */
-  logger?: Logger;
-  /** Makes a span per operation and upstream call, see src/tracing.ts. @default none: no tracing */
-  tracerProvider?: TracerProvider;
-  /** Serve GraphiQL to browsers on GET /graphql. @default true */
-  graphiql?: boolean;
+  /** Request lines (info) and upstream-call lines (debug). @default none: nothing is logged */
+  logger?: Logger | undefined;
+  /** Makes a span per operation and upstream call, see src/observability/tracing.ts. @default none: no tracing */
+  tracerProvider?: TracerProvider | undefined;
   /** Headers GraphiQL opens with, e.g. the sandbox's Authorization header. @default none */
-  graphiqlHeaders?: Record<string, string>;
-  /** Path of a persisted-documents manifest: when set, only its operations run, sent by documentId. @default unset: any operation */
-  trustedDocuments?: string;
-  /** Origins browsers may call from (CORS); `*` for any. @default none */
-  corsOrigins?: readonly string[];
-  /** Smallest answer in bytes that is compressed. @default DEFAULT_COMPRESSION_MIN_BYTES */
-  compressionMinBytes?: number;
-  /** Resilience and operation limits (README, "Security and limits"); unset ones take DEFAULT_LIMITS. */
-  limits?: Partial<Limits>;
-}
+  graphiqlHeaders?: Record<string, string> | undefined;
+};
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
   close(): Promise<void>;
 }
 
-export const EXAMPLE_QUERY = `# The first page of API keys. Sends the "Authorization: Bearer <token>" header from the Headers tab.
-query ApiKeys($first: Int = 5, $after: String) {
-  apiKeys(first: $first, after: $after) {
-    edges { cursor node { id name type permissions createdTime } }
-    pageInfo { hasNextPage endCursor }
-  }
-}
-`;
-
-// GraphiQL ignores a tab's variables, so the example input is written inline.
-export const EXAMPLE_MUTATION = `# Renames a category. Mutations are sent by POST only.
-mutation UpdateCategory {
-  updateCategory(input: { id: "cat_001", name: "Renamed in GraphiQL" }) { category { id name value updatedTime } }
-}
-`;
-
 /** The GraphQL server in front of one upstream. The schema is built once; everything per caller lives in its context. */
-export function createGateway(options: GatewayOptions): Gateway {
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const operations = createOperations(options);
-  const client = new UpstreamClient({ baseUrl: options.upstreamUrl, timeoutMs: options.upstreamTimeoutMs ?? 10_000, ...operations.clientHooks, ...upstreamSettings(limits) });
-  const graphiqlHeaders = JSON.stringify(options.graphiqlHeaders ?? {}, null, 2);
+export function createGateway({ upstreamUrl, logger = createLogger({ level: 'silent' }), tracerProvider, graphiqlHeaders, ...chosen }: GatewayOptions): Gateway {
+  const settings: Settings = { ...defaultSettings({ production: chosen.production ?? false }), ...withoutUndefined(chosen), upstreamUrl };
+  // Read first: a bad manifest stops start-up before anything is opened.
+  const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
+  const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
+  const metrics = createMetrics();
+  const logCall = logUpstreamCall(logger);
+  const logLine = logRequest(logger);
+  const client = new UpstreamClient({
+    baseUrl: upstreamUrl,
+    settings,
+    onCall: (call) => {
+      logCall(call);
+      metrics.observeUpstreamCall(call);
+      if (tracer) annotateUpstreamSpan(call);
+    },
+    around: tracer ? traceUpstreamCall(tracer) : undefined,
+  });
+  watchUpstream(metrics, client);
+  const reachable = upstreamProbe(upstreamUrl);
+
+  // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too.
+  const plugins: Plugin[] = [
+    // Browsers may send "simple" requests (GET, form or text/plain POST) cross-site without a preflight: those must carry this header.
+    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }) as Plugin,
+    // Depth, aliases, tokens, directives and cost, while parsing and validating: before anything runs.
+    useLimits(settings),
+    settings.introspection ? [] : (useDisableIntrospection() as Plugin),
+    // MAX_UPSTREAM_CALLS before execution: an operation over budget sends nothing.
+    useUpstreamBudget(settings.maxUpstreamCalls),
+    // Errors below a root field without a code of ours mean a record that does not fit: UPSTREAM_BAD_RESPONSE.
+    useUpstreamShapeErrors(),
+    // x-request-id on every answer, /health and /ready included.
+    useRequestId(),
+    // One summary per request, shared by the log line and the metrics.
+    useRequestSummary((summary) => {
+      logLine(summary);
+      metrics.observeRequest(summary);
+    }),
+    // GET /metrics, answered in onRequest before any GraphQL work.
+    useMetrics(metrics),
+    tracer ? useTracing(tracer) : [],
+    // GET /ready: the upstream circuit and, when it is open, a probe.
+    useReadiness({ circuitOpen: () => client.breakerState === 'open', upstreamReachable: reachable }),
+    // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
+    trustedDocuments ? useTrustedDocuments(trustedDocuments) : [],
+    // Executes through graphql-jit, one compiled function per document.
+    useJit(),
+    // One upstream answer can hold several error objects: the rest go next to the first, at its path.
+    useUpstreamErrors(),
+    // Codes for request-level errors (variables, CSRF) before Yoga derives the HTTP status from them.
+    useRequestErrorCodes(),
+    // private, no-store on every answer but preflights.
+    useCacheControl(),
+    settings.corsOrigins.length > 0 ? useVaryOrigin() : [],
+    // Last: compresses the final body, with every header already set.
+    useCompression(settings.compressionMinBytes),
+  ].flat();
+
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema,
-    context: ({ request }) => ({ caller: new Caller(request, client, limits) }),
+    context: ({ request }) => ({ caller: new Caller(request, client, settings) }),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
     maskedErrors: { isDev: false },
-    graphiql:
-      options.graphiql === false
-        ? false
-        : {
-            title: 'Video Management GraphQL',
-            defaultQuery: EXAMPLE_QUERY,
-            headers: graphiqlHeaders,
-            defaultTabs: [
-              { query: EXAMPLE_QUERY, headers: graphiqlHeaders },
-              { query: EXAMPLE_MUTATION, headers: graphiqlHeaders },
-            ],
-            shouldPersistHeaders: false,
-          },
-    // Loaded on first use: GraphiQL's bundled assets hold about 30 MB of heap, needless when it is off.
-    renderGraphiQL: (page) => import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => renderGraphiQL(page)),
-    cors: corsPolicy(options.corsOrigins ?? []),
-    // The body limit is enforced in front of Yoga, by src/http.ts.
+    ...graphiqlOptions(settings.graphiql, graphiqlHeaders),
+    cors: corsPolicy(settings.corsOrigins),
+    // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
-    plugins: [
-      ...securityPlugins(limits),
-      ...operations.plugins(client),
-      ...(options.trustedDocuments ? [useTrustedDocuments(loadTrustedDocuments(options.trustedDocuments))] : []),
-      useJit(),
-      useUpstreamErrors(),
-      useRequestErrorCodes(),
-      useCacheControl(),
-      ...(options.corsOrigins?.length ? [useVaryOrigin()] : []),
-      useCompression(options.compressionMinBytes ?? DEFAULT_COMPRESSION_MIN_BYTES),
-    ],
+    plugins,
   });
   return { yoga, close: () => client.close() };
+}
+
+function withoutUndefined<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -1,13 +1,13 @@
 import cluster from 'node:cluster';
-import { announce } from './announce.js';
-import { SANDBOX_URL_FROM_PRIMARY, runPrimary } from './cluster.js';
-import { ConfigError, loadConfig } from './config.js';
-import { shutdownOnSignals } from './lifecycle.js';
-import { createLogger } from './logger.js';
+import { ConfigError, loadSettings } from './config/load.js';
+import { createLogger } from './observability/logger.js';
 import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
+import { announce } from './server/banner.js';
+import { SANDBOX_URL_FROM_PRIMARY, runPrimary } from './server/cluster.js';
+import { shutdownOnSignals } from './server/shutdown.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadSettings();
   const readable = !config.production;
   const root = createLogger({ level: config.logLevel, production: config.production });
   const logger = cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root;
@@ -23,25 +23,24 @@ async function main(): Promise<void> {
     });
   }
   // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
-  const [{ createGateway }, { createHttpServer }, { startTracing }] = await Promise.all([import('./gateway.js'), import('./http.js'), import('./tracing.js')]);
+  const [{ createGateway }, { createHttpServer }, { startTracing }] = await Promise.all([
+    import('./gateway.js'),
+    import('./server/http-server.js'),
+    import('./observability/tracing.js'),
+  ]);
   const tracing = startTracing(config);
   const primarySandbox = cluster.isWorker ? process.env[SANDBOX_URL_FROM_PRIMARY] : undefined;
   const sandbox = config.upstreamUrl || primarySandbox ? undefined : await startSandbox();
   const sandboxToken = sandbox?.token ?? (primarySandbox ? SANDBOX_TOKEN : undefined);
   const upstreamUrl = config.upstreamUrl ?? new URL(primarySandbox ?? sandbox!.url);
   const gateway = createGateway({
+    ...config,
     upstreamUrl,
-    upstreamTimeoutMs: config.upstreamTimeoutMs,
-    graphiql: config.graphiql,
     graphiqlHeaders: sandboxToken ? { Authorization: `Bearer ${sandboxToken}` } : undefined,
     logger,
     tracerProvider: tracing?.provider,
-    trustedDocuments: config.trustedDocuments,
-    corsOrigins: config.corsOrigins,
-    compressionMinBytes: config.compressionMinBytes,
-    limits: config.limits,
   });
-  const server = createHttpServer(gateway.yoga, { maxBodyBytes: config.maxBodyBytes });
+  const server = createHttpServer(gateway.yoga, config);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,7 +1,8 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type LimitName, type Limits, limitExceeded } from '../limits.js';
+import type { Settings } from '../config/settings.js';
+import { type LimitName, limitExceeded } from '../errors.js';
 
 /**
  * Operation limits (graphql-armor): depth, aliases, tokens, directives and cost, checked while
@@ -9,7 +10,7 @@ import { type LimitName, type Limits, limitExceeded } from '../limits.js';
  * is re-issued as LIMIT_EXCEEDED naming the limit. Field suggestions ("Did you mean ...?") are
  * masked unless `fieldSuggestions` is on, so a stranger cannot map the schema by typos.
  */
-export function useLimits(limits: Limits): Plugin {
+export function useLimits(limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>): Plugin {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.maxDepth, ...reject('depth', limits.maxDepth) },
     maxAliases: { n: limits.maxAliases, ...reject('aliases', limits.maxAliases) },

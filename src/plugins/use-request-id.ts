@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { requestIdOf } from '../request-id.js';
+import { requestIdOf } from '../observability/request-id.js';
 
 /** Returns the request id on every response, so a caller can quote it when reporting a problem. */
 export function useRequestId(): Plugin {

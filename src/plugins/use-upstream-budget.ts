@@ -12,13 +12,7 @@ import {
   getVariableValues,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { upstreamCallsExceeded } from '../limits.js';
-
-/**
- * How many upstream requests a root field needs for its arguments, declared on the field as
- * `extensions: { upstreamCalls }`. Root fields without it need one; `__typename` and introspection none.
- */
-export type UpstreamCallEstimate = (args: Record<string, unknown>) => number;
+import { type UpstreamCallEstimate, upstreamCallsExceeded } from '../upstream/budget.js';
 
 /**
  * MAX_UPSTREAM_CALLS, checked before execution: the root fields' estimates are summed (identical

@@ -1,62 +1,16 @@
-// Record shapes and seed data of the sandbox upstream. createStore() builds a
+// Seed data of the sandbox upstream, in the upstream's own record shapes. createStore() builds a
 // fresh store for every sandbox instance so that tests never share mutations.
 
-export interface Audit {
-  id: string;
-  created_by: string;
-  created_time: string;
-  updated_by: string;
-  updated_time: string;
-}
-
-export interface ApiKey extends Audit {
-  name: string;
-  type: string;
-  permissions: string[];
-}
-
-// The contract gives hotspots no audit fields.
-export interface Hotspot {
-  id: string;
-  name: string;
-  show_at: string;
-  hide_at: string;
-  x: number;
-  y: number;
-  action: string;
-  link: string;
-  target: string;
-  opacity: string;
-}
-
-export interface IdentityProvider extends Audit {
-  name: string;
-  company: string;
-  type: string;
-  certificate: string;
-  entity_id: string;
-  signin_url: string;
-}
-
-export interface Category extends Audit {
-  name: string;
-  value: string;
-}
-
-export interface User extends Audit {
-  name: string;
-  email: string;
-  role: string;
-}
-
-export interface Service extends Audit {
-  name: string;
-  provider: string;
-}
-
-export interface Folder extends Audit {
-  name: string;
-}
+import type {
+  ApiKeyRecord as ApiKey,
+  AuditRecord as Audit,
+  CategoryRecord as Category,
+  FolderRecord as Folder,
+  HotspotRecord as Hotspot,
+  IdentityProviderRecord as IdentityProvider,
+  ServiceRecord as Service,
+  UserRecord as User,
+} from '../upstream/records.js';
 
 export interface Store {
   apiKeys: ApiKey[];

@@ -2,7 +2,8 @@
 // reading, envelopes, latency) live in server.ts; handlers only see a context.
 
 import { randomBytes } from 'node:crypto';
-import type { Audit, Store } from './data.js';
+import type { AuditRecord as Audit } from '../upstream/records.js';
+import type { Store } from './data.js';
 import {
   anyText,
   number,

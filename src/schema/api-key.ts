@@ -1,17 +1,11 @@
 import { badUserInput } from '../errors.js';
-import type { UpstreamCallEstimate } from '../plugins/use-upstream-budget.js';
-import { type ResumePoint, decodeCursor, forwardConnection, upstreamPagesFor } from '../paging.js';
-import { nextCursorFromLinks } from '../upstream/links.js';
+import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
+import { nextCursorFromLinks } from '../upstream/links.js';
+import { type ResumePoint, decodeCursor, forwardConnection, upstreamPagesFor } from '../upstream/paging.js';
+import type { ApiKeyRecord } from '../upstream/records.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord } from './common.js';
-
-/** An API key as the upstream sends it. */
-export interface ApiKeyRecord extends AuditRecord {
-  name: string;
-  type: string;
-  permissions: string[];
-}
 
 export const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key that gives programs access to the video library.',

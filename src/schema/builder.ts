@@ -4,7 +4,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type { GatewayContext } from '../context.js';
 import { badUserInput } from '../errors.js';
 import BearerPlugin from './bearer-plugin.js';
-import { issuesOf } from './validation.js';
+import { issuesOf } from './input-rules.js';
 
 /**
  * The one schema builder. Fields inside types are non-null unless they say otherwise; root fields

@@ -1,12 +1,8 @@
+import { type CategoryRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** A category as the upstream sends it. */
-export interface CategoryRecord extends AuditRecord {
-  name: string;
-  value: string;
-}
+import { AuditedRecord } from './audited-record.js';
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 export const Category = builder.objectRef<CategoryRecord>('Category').implement({
   description: 'A category videos can be filed under.',

@@ -1,11 +1,8 @@
+import { type FolderRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** A folder as the upstream sends it. */
-export interface FolderRecord extends AuditRecord {
-  name: string;
-}
+import { AuditedRecord } from './audited-record.js';
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 export const Folder = builder.objectRef<FolderRecord>('Folder').implement({
   description: 'A folder that groups videos.',

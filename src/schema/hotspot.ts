@@ -1,20 +1,7 @@
+import { type HotspotRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** A hotspot as the upstream sends it; it carries no audit fields. */
-export interface HotspotRecord {
-  id: string;
-  name: string;
-  show_at: string;
-  hide_at: string;
-  x: number;
-  y: number;
-  action: string;
-  link: string;
-  target: string;
-  opacity: string;
-}
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 const HotspotAction = builder.enumType('HotspotAction', {
   description: 'What happens when a viewer clicks a hotspot.',

@@ -1,16 +1,8 @@
+import { type IdentityProviderRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** An identity provider as the upstream sends it. */
-export interface IdentityProviderRecord extends AuditRecord {
-  name: string;
-  company: string;
-  type: string;
-  certificate: string;
-  entity_id: string;
-  signin_url: string;
-}
+import { AuditedRecord } from './audited-record.js';
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 const IdentityProviderCompany = builder.enumType('IdentityProviderCompany', {
   description: 'Vendor of an identity provider.',

@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import './common.js';
+import './audited-record.js';
 import './api-key.js';
 import './hotspot.js';
 import './identity-provider.js';

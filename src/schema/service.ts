@@ -1,12 +1,8 @@
+import { type ServiceRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** A connected service as the upstream sends it. */
-export interface ServiceRecord extends AuditRecord {
-  name: string;
-  provider: string;
-}
+import { AuditedRecord } from './audited-record.js';
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 const ServiceProvider = builder.enumType('ServiceProvider', {
   description: 'Third party behind a connected service.',

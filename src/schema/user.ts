@@ -1,13 +1,8 @@
+import { type UserRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { type AuditRecord, AuditedRecord, recordOf, upstreamBody } from './common.js';
-import { inputRules, rules } from './validation.js';
-
-/** A user as the upstream sends it. */
-export interface UserRecord extends AuditRecord {
-  name: string;
-  email: string;
-  role: string;
-}
+import { AuditedRecord } from './audited-record.js';
+import { upstreamBody } from './upstream-body.js';
+import { inputRules, rules } from './input-rules.js';
 
 const UserRole = builder.enumType('UserRole', {
   description: 'What a user may do in the video library.',

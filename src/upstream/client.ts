@@ -1,7 +1,9 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
-import { type BreakerSettings, type BreakerState, UpstreamBreaker } from './breaker.js';
+import type { Settings } from '../config/settings.js';
+import { codeOf } from '../errors.js';
+import { type BreakerState, UpstreamBreaker } from './breaker.js';
 import { deadlineExceeded, upstreamBadResponse, upstreamFailure, upstreamTimeout, upstreamUnavailable } from './errors.js';
-import { type RetrySettings, retryInterceptor, retryPolicy } from './retry.js';
+import { retryInterceptor, retryPolicy } from './retry.js';
 import { fillRoute } from './route.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -31,23 +33,29 @@ export interface Envelope {
   links: unknown;
 }
 
+/** The settings the client reads (docs/configuration.md, section Upstream). */
+export type UpstreamSettings = Pick<
+  Settings,
+  | 'upstreamTimeoutMs'
+  | 'upstreamMaxBytes'
+  | 'upstreamRetries'
+  | 'upstreamRetryMaxDelayMs'
+  | 'breakerErrorPercent'
+  | 'breakerMinCalls'
+  | 'breakerResetMs'
+  | 'breakerWindowMs'
+>;
+
 export interface UpstreamClientOptions {
   /** Base URL ending in /v2. */
   baseUrl: URL;
-  /** Bounds each upstream request, connect to last body byte. */
-  timeoutMs: number;
+  settings: UpstreamSettings;
   /** Keep-alive sockets kept open to the upstream origin. @default 128 */
   connections?: number;
   /** Told about every finished upstream call, for logs, metrics and traces. @default none */
   onCall?: (call: UpstreamCall) => void;
   /** Wraps every call, e.g. in a trace span, and may add headers to it (`send`'s argument). @default none */
   around?: (request: UpstreamRequest, send: (traceHeaders: Record<string, string>) => Promise<Envelope>) => Promise<Envelope>;
-  /** Largest response body in bytes; undici aborts the response past it. @default 10 MiB */
-  maxResponseBytes?: number;
-  /** Retries of GET requests. @default 2 retries, waits up to 2 s */
-  retry?: RetrySettings;
-  /** Circuit breaker for the upstream origin. @default 50 % of at least 5 calls in 10 s, open for 10 s */
-  breaker?: BreakerSettings;
 }
 
 /** What observers learn about one upstream call: never the token, the full URL or ids. */
@@ -79,16 +87,8 @@ export class UpstreamClient {
   readonly #onCall: ((call: UpstreamCall) => void) | undefined;
   readonly #around: UpstreamClientOptions['around'];
 
-  constructor({
-    baseUrl,
-    timeoutMs,
-    connections = 128,
-    onCall,
-    around,
-    maxResponseBytes = 10 * 1024 * 1024,
-    retry = { retries: 2, maxDelayMs: 2_000 },
-    breaker = { errorPercent: 50, minCalls: 5, resetMs: 10_000, windowMs: 10_000 },
-  }: UpstreamClientOptions) {
+  constructor({ baseUrl, settings, connections = 128, onCall, around }: UpstreamClientOptions) {
+    const { upstreamTimeoutMs: timeoutMs, upstreamMaxBytes: maxResponseBytes } = settings;
     this.#pool = new Pool(baseUrl.origin, {
       connections,
       keepAliveTimeout: 30_000,
@@ -97,8 +97,13 @@ export class UpstreamClient {
       bodyTimeout: timeoutMs,
       maxResponseSize: maxResponseBytes,
     });
-    this.#dispatcher = this.#pool.compose(retryInterceptor(retry));
-    this.#breaker = new UpstreamBreaker(breaker);
+    this.#dispatcher = this.#pool.compose(retryInterceptor({ retries: settings.upstreamRetries, maxDelayMs: settings.upstreamRetryMaxDelayMs }));
+    this.#breaker = new UpstreamBreaker({
+      errorPercent: settings.breakerErrorPercent,
+      minCalls: settings.breakerMinCalls,
+      resetMs: settings.breakerResetMs,
+      windowMs: settings.breakerWindowMs,
+    });
     this.#basePath = baseUrl.pathname.replace(/\/+$/, '');
     this.#timeoutMs = timeoutMs;
     this.#maxResponseBytes = maxResponseBytes;
@@ -129,7 +134,7 @@ export class UpstreamClient {
     try {
       return await this.#guarded(request, caller, (s) => (status = s));
     } catch (error) {
-      errorCode = String((error as { extensions?: { code?: unknown } }).extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+      errorCode = codeOf(error as { extensions?: Record<string, unknown> });
       throw error;
     } finally {
       this.#onCall({

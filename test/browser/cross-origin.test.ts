@@ -1,19 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, expect } from 'vitest';
+import { describeInBrowser } from '../support/browser.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
  * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TOKEN = 'Bearer browser-user-token';
 const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
 
@@ -24,33 +21,18 @@ async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-let listedApp: { origin: string; server: Server };
-let otherApp: { origin: string; server: Server };
-let profile: string;
-let browser: BrowserContext;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
-  [listedApp, otherApp] = await Promise.all([startAppOrigin(), startAppOrigin()]);
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [listedApp.origin] });
-  profile = await mkdtemp(join(tmpdir(), 'cors-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+// The app origins exist before the gateway, whose allow-list names one of them.
+const [listedApp, otherApp] = await Promise.all([startAppOrigin(), startAppOrigin()]);
+afterAll(() => {
+  for (const app of [listedApp, otherApp]) app.server.closeAllConnections(), app.server.close();
 });
-afterAll(async () => {
-  await browser?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
-  await gateway?.close();
-  for (const app of [listedApp, otherApp]) app?.server.closeAllConnections(), app?.server.close();
-  await upstream?.close();
-});
-beforeEach(() => {
+const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [listedApp.origin] });
+it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;
 });
 
 /** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
-async function queryFrom(origin: string) {
+async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: RunningGateway }, origin: string) {
   const page = await browser.newPage();
   try {
     await page.goto(`${origin}/`);
@@ -74,15 +56,15 @@ async function queryFrom(origin: string) {
   }
 }
 
-describe('a page on another origin', () => {
-  it('on the allow-list queries the gateway with its bearer token and reads the answer', async () => {
-    const answer = await queryFrom(listedApp.origin);
+describeInBrowser('a page on another origin', () => {
+  it('on the allow-list queries the gateway with its bearer token and reads the answer', async ({ browser, gateway, upstream }) => {
+    const answer = await queryFrom({ browser, gateway }, listedApp.origin);
     expect(answer).toEqual({ status: 200, body: { data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }] } } }, requestId: 'browser-req-1' });
     expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([['GET', '/v2/api_keys', { limit: '1' }, TOKEN]]);
   });
 
-  it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async () => {
-    const answer = await queryFrom(otherApp.origin);
+  it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async ({ browser, gateway, upstream }) => {
+    const answer = await queryFrom({ browser, gateway }, otherApp.origin);
     expect(answer).toEqual({ failed: 'TypeError: Failed to fetch' });
     expect(upstream.requests).toEqual([]);
   });

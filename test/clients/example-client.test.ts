@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   VmsError,
   createFolder,
@@ -11,29 +11,19 @@ import {
   updateHotspot,
   updateUser,
 } from '../../examples/client.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { gatewayOverSandbox } from '../support/fixtures.js';
 
 /** The example client, typed by the generated documents, against the gateway in front of the sandbox. */
-let sandbox: Sandbox;
-let gateway: RunningGateway;
-let client: ReturnType<typeof createVmsClient>;
 const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const newId = expect.stringMatching(/^[a-z]+_[0-9a-f]{16}$/);
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  gateway = await startGateway({ upstreamUrl: new URL(sandbox.url) });
-  client = createVmsClient({ url: gateway.url, token: sandbox.token });
-});
-afterAll(async () => {
-  await gateway.close();
-  await sandbox.close();
-});
+const it = gatewayOverSandbox().extend('client', { scope: 'file' }, async ({ gateway, sandbox }) =>
+  createVmsClient({ url: gateway.url, token: sandbox.token }),
+);
 
 describe('example client (urql + generated TypedDocumentNodes)', () => {
-  it('lists all 62 API keys by following endCursor, 25 per page', async () => {
+  it('lists all 62 API keys by following endCursor, 25 per page', async ({ client }) => {
     const keys = await listAllApiKeys(client, 25);
     expect(keys.map((key) => key.id)).toEqual(Array.from({ length: 62 }, (_, i) => `ak_${String(i + 1).padStart(3, '0')}`));
     expect(keys.slice(0, 2)).toEqual([
@@ -42,14 +32,14 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
     ]);
   });
 
-  it('runs createFolder', async () => {
+  it('runs createFolder', async ({ client }) => {
     expect(await createFolder(client, { name: 'Client folder', clientMutationId: 'm-1' })).toEqual({
       clientMutationId: 'm-1',
       folder: { id: newId, name: 'Client folder', createdBy: 'usr_owner', createdTime: isoMs },
     });
   });
 
-  it('runs createIdentityProvider', async () => {
+  it('runs createIdentityProvider', async ({ client }) => {
     const input = {
       name: 'Okta SSO',
       company: 'OKTA',
@@ -64,21 +54,21 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
     });
   });
 
-  it('runs createService', async () => {
+  it('runs createService', async ({ client }) => {
     expect(await createService(client, { name: 'Channel', provider: 'YOUTUBE' })).toEqual({
       clientMutationId: null,
       service: { id: newId, name: 'Channel', provider: 'YOUTUBE' },
     });
   });
 
-  it('runs updateCategory', async () => {
+  it('runs updateCategory', async ({ client }) => {
     expect(await updateCategory(client, { id: 'cat_002', name: 'Renamed by the client' })).toEqual({
       clientMutationId: null,
       category: { id: 'cat_002', name: 'Renamed by the client', value: 'category-2', updatedBy: 'usr_owner', updatedTime: isoMs },
     });
   });
 
-  it('runs updateHotspot', async () => {
+  it('runs updateHotspot', async ({ client }) => {
     expect(await updateHotspot(client, { videoId: 'vid_001', id: 'hs_002', opacity: 'OPAQUE', x: 30 })).toEqual({
       clientMutationId: null,
       hotspot: {
@@ -96,14 +86,14 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
     });
   });
 
-  it('runs updateUser', async () => {
+  it('runs updateUser', async ({ client }) => {
     expect(await updateUser(client, { id: 'usr_viewer', role: 'UPLOADER' })).toEqual({
       clientMutationId: null,
       user: { id: 'usr_viewer', name: 'Victor Viewer', email: 'viewer@example.com', role: 'UPLOADER' },
     });
   });
 
-  it('surfaces the gateway\'s stable error code', async () => {
+  it('surfaces the gateway\'s stable error code', async ({ client }) => {
     const failure = await updateCategory(client, { id: 'cat_999', name: 'Nobody' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(VmsError);
     expect((failure as VmsError).codes).toEqual(['NOT_FOUND']);

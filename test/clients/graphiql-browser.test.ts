@@ -1,40 +1,20 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, type Locator, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { mkdir } from 'node:fs/promises';
+import type { Locator } from 'playwright-core';
+import { expect } from 'vitest';
+import { SANDBOX_TOKEN } from '../../src/sandbox/server.js';
+import { describeInBrowser } from '../support/browser.js';
+import { gatewayOverSandbox } from '../support/fixtures.js';
 
-/** Debian's Chromium, never a downloaded one (.ci/run installs it with apt-get when missing). */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = new URL('../../test-output/graphiql.png', import.meta.url).pathname;
 
 /** The text an editor pane shows; Monaco draws every space as a no-break space. */
 const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00a0', ' ');
 
-let sandbox: Sandbox;
-let gateway: RunningGateway;
-let profile: string;
-let browser: BrowserContext;
+// As `npm start` does when the sandbox is the upstream.
+const it = gatewayOverSandbox({ graphiqlHeaders: { Authorization: `Bearer ${SANDBOX_TOKEN}` } });
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  // As `npm start` does when the sandbox is the upstream.
-  gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), graphiqlHeaders: { Authorization: `Bearer ${sandbox.token}` } });
-  profile = await mkdtemp(join(tmpdir(), 'graphiql-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
-  await gateway?.close();
-  await sandbox?.close();
-});
-
-describe('GraphiQL in headless Chromium', () => {
-  it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async () => {
+describeInBrowser('GraphiQL in headless Chromium', () => {
+  it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async ({ browser, gateway }) => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
@@ -45,7 +25,7 @@ describe('GraphiQL in headless Chromium', () => {
     await page.locator('.graphiql-execute-button').click();
 
     const request = await executed;
-    expect(request.headers().authorization).toBe(`Bearer ${sandbox.token}`);
+    expect(request.headers().authorization).toBe(`Bearer ${SANDBOX_TOKEN}`);
     const answer = await (await request.response())!.json();
     expect(answer.data.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(['API key 1', 'API key 2', 'API key 3', 'API key 4', 'API key 5']);
     const result = page.locator('.graphiql-response');

@@ -1,28 +1,20 @@
 import { type Audit, type AuditResult, serverAudits } from 'graphql-http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /**
  * GraphQL over HTTP compliance, measured by graphql-http's own audit suite against the real gateway.
- * The three MAY audits below fail only because a GET must carry the CSRF header (src/security.ts);
- * The README (GraphQL over HTTP compliance) lists them. The suite passes in full once a client sends that header.
+ * The three MAY audits below fail only because a GET must carry the CSRF header (src/gateway.ts);
+ * docs/clients.md (GraphQL over HTTP compliance) lists them. The suite passes in full once a client sends that header.
  */
 const NOT_PASSED_WITHOUT_CSRF_HEADER = ['5A70', 'D6D5', '6A70'];
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const AUTH = { authorization: 'Bearer t0ken' };
 
-beforeAll(async () => {
-  upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+const it = gatewayOverUpstream(() => ({ body: envelope([]) }));
 
 async function run(audits: Audit[]): Promise<AuditResult[]> {
   const results = [];
@@ -33,7 +25,7 @@ async function run(audits: Audit[]): Promise<AuditResult[]> {
 const failures = (results: AuditResult[]) => results.flatMap((r) => (r.status === 'ok' ? [] : [`${r.id} ${r.status} ${r.name}: ${r.reason}`]));
 
 describe('graphql-http serverAudits', () => {
-  it('passes every MUST and SHOULD audit; only the three CSRF-guarded MAY audits fail', async () => {
+  it('passes every MUST and SHOULD audit; only the three CSRF-guarded MAY audits fail', async ({ gateway }) => {
     const results = await run(serverAudits({ url: gateway.url }));
     expect(results.length).toBeGreaterThan(50);
     expect(failures(results)).toEqual(
@@ -42,7 +34,7 @@ describe('graphql-http serverAudits', () => {
     expect(results.filter((r) => r.name.startsWith('MAY') && NOT_PASSED_WITHOUT_CSRF_HEADER.includes(r.id))).toHaveLength(3);
   });
 
-  it('passes every audit when the client sends the CSRF header', async () => {
+  it('passes every audit when the client sends the CSRF header', async ({ gateway }) => {
     const fetchFn = (input: RequestInfo | URL, init: RequestInit = {}) => {
       const headers = new Headers(init.headers);
       headers.set('x-graphql-yoga-csrf', '1');
@@ -53,7 +45,7 @@ describe('graphql-http serverAudits', () => {
   });
 });
 
-async function call(method: string, init: { query?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}) {
+async function call(gateway: RunningGateway, method: string, init: { query?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}) {
   const url = new URL(gateway.url);
   for (const [key, value] of Object.entries(init.query ?? {})) url.searchParams.set(key, value);
   const response = await fetch(url, { method, headers: init.headers, body: init.body });
@@ -70,16 +62,16 @@ const getHeaders = { accept: GRAPHQL_RESPONSE, 'x-graphql-yoga-csrf': '1', ...AU
 const postHeaders = (accept = GRAPHQL_RESPONSE) => ({ 'content-type': 'application/json', accept, ...AUTH });
 
 describe('GET and POST rules', () => {
-  it('runs a query sent by GET', async () => {
+  it('runs a query sent by GET', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
-    const answer = await call('GET', { query: { query: 'query Keys($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: '{"n":2}' }, headers: getHeaders });
+    const answer = await call(gateway, 'GET', { query: { query: 'query Keys($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: '{"n":2}' }, headers: getHeaders });
     expect(answer).toEqual({ status: 200, contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`, allow: null, body: { data: { apiKeys: { nodes: [] } } } });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"2"}']);
   });
 
-  it('refuses a mutation sent by GET with 405 and Allow: POST, reaching no upstream', async () => {
+  it('refuses a mutation sent by GET with 405 and Allow: POST, reaching no upstream', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
-    const answer = await call('GET', { query: { query: 'mutation { createFolder(input: { name: "x" }) { folder { id } } }' }, headers: getHeaders });
+    const answer = await call(gateway, 'GET', { query: { query: 'mutation { createFolder(input: { name: "x" }) { folder { id } } }' }, headers: getHeaders });
     expect(answer).toEqual({
       status: 405,
       contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`,
@@ -89,54 +81,54 @@ describe('GET and POST rules', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('refuses a GET without the CSRF header with 403', async () => {
-    const answer = await call('GET', { query: { query: '{ __typename }' }, headers: { accept: GRAPHQL_RESPONSE } });
+  it('refuses a GET without the CSRF header with 403', async ({ gateway }) => {
+    const answer = await call(gateway, 'GET', { query: { query: '{ __typename }' }, headers: { accept: GRAPHQL_RESPONSE } });
     expect(answer).toMatchObject({ status: 403, body: { errors: [{ message: 'Required CSRF header(s) not present' }] } });
   });
 
-  it('answers other methods with 405 and Allow: GET, POST', async () => {
-    const answer = await call('PUT', { headers: postHeaders(), body: '{"query":"{ __typename }"}' });
+  it('answers other methods with 405 and Allow: GET, POST', async ({ gateway }) => {
+    const answer = await call(gateway, 'PUT', { headers: postHeaders(), body: '{"query":"{ __typename }"}' });
     expect(answer).toMatchObject({ status: 405, allow: 'GET, POST' });
   });
 });
 
 describe('status codes for application/graphql-response+json', () => {
-  const post = (body: unknown, accept?: string) => call('POST', { headers: postHeaders(accept), body: JSON.stringify(body) });
+  const post = (gateway: RunningGateway, body: unknown, accept?: string) => call(gateway, 'POST', { headers: postHeaders(accept), body: JSON.stringify(body) });
 
-  it.each([
+  it.for<[string, object, string, string]>([
     ['a parse error', { query: '{' }, 'GRAPHQL_PARSE_FAILED', 'Syntax Error: Expected Name, found <EOF>.'],
     ['a validation error', { query: '{ nope }' }, 'GRAPHQL_VALIDATION_FAILED', 'Cannot query field "nope" on type "Query".'],
     ['a request without a query', {}, 'BAD_REQUEST', 'Must provide query string.'],
-  ])('%s is 400 with no data', async (_, body, code, message) => {
-    const answer = await post(body);
+  ])('%s is 400 with no data', async ([_, body, code, message], { gateway }) => {
+    const answer = await post(gateway, body);
     expect(answer.status).toBe(400);
     expect(answer.contentType).toBe(`${GRAPHQL_RESPONSE}; charset=utf-8`);
     expect(answer.body).toEqual({ errors: [expect.objectContaining({ message, extensions: { code } })] });
   });
 
-  it('a variable that fails coercion is 400 with no data', async () => {
-    const answer = await post({ query: 'query ($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'ten' } });
+  it('a variable that fails coercion is 400 with no data', async ({ gateway }) => {
+    const answer = await post(gateway, { query: 'query ($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'ten' } });
     expect(answer.status).toBe(400);
     expect(answer.body.data).toBeUndefined();
     // The wording after the first clause depends on the executor (graphql-js or graphql-jit).
     expect(answer.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^Variable "\$n" got invalid value "ten";/) })]);
   });
 
-  it('a field error during execution is 200 with partial data', async () => {
-    const answer = await call('POST', { headers: { 'content-type': 'application/json', accept: GRAPHQL_RESPONSE }, body: '{"query":"{ apiKeys { nodes { id } } }"}' });
+  it('a field error during execution is 200 with partial data', async ({ gateway }) => {
+    const answer = await call(gateway, 'POST', { headers: { 'content-type': 'application/json', accept: GRAPHQL_RESPONSE }, body: '{"query":"{ apiKeys { nodes { id } } }"}' });
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({ apiKeys: null });
     expect(answer.body.errors).toEqual([expect.objectContaining({ path: ['apiKeys'], extensions: { code: 'UNAUTHENTICATED' } })]);
   });
 
-  it('with the legacy Accept: application/json the same validation error is 200', async () => {
-    const answer = await post({ query: '{ nope }' }, 'application/json');
+  it('with the legacy Accept: application/json the same validation error is 200', async ({ gateway }) => {
+    const answer = await post(gateway, { query: '{ nope }' }, 'application/json');
     expect(answer).toMatchObject({ status: 200, contentType: 'application/json; charset=utf-8' });
   });
 
-  it('an Accept the gateway cannot produce is 406; a body it cannot read is 415', async () => {
-    expect((await post({ query: '{ __typename }' }, 'application/xml')).status).toBe(406);
-    const answer = await call('POST', { headers: { 'content-type': 'application/xml', accept: GRAPHQL_RESPONSE }, body: '<query/>' });
+  it('an Accept the gateway cannot produce is 406; a body it cannot read is 415', async ({ gateway }) => {
+    expect((await post(gateway, { query: '{ __typename }' }, 'application/xml')).status).toBe(406);
+    const answer = await call(gateway, 'POST', { headers: { 'content-type': 'application/xml', accept: GRAPHQL_RESPONSE }, body: '<query/>' });
     expect(answer.status).toBe(415);
   });
 });

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createVmsClient, listAllApiKeys, updateCategory } from '../../examples/client.js';
 import manifest from '../../examples/generated/persisted-documents.json' with { type: 'json' };
-import { loadConfig } from '../../src/config.js';
+import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
 
 const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
 const AUTH = { authorization: 'Bearer t0ken' };
@@ -18,19 +17,13 @@ async function post(url: string, body: unknown) {
   return { status: response.status, body: await response.json() };
 }
 
-describe('TRUSTED_DOCUMENTS set', () => {
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    upstream = await startRecordingUpstream();
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), trustedDocuments: MANIFEST });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
+const enforcing = gatewayOverUpstream(undefined, { trustedDocuments: MANIFEST });
+const enforcingOverSandbox = gatewayOverSandbox({ trustedDocuments: MANIFEST });
 
-  it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async () => {
+describe('TRUSTED_DOCUMENTS set', () => {
+  const it = enforcing;
+
+  it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
     upstream.answer(() => ({ body: envelope([{ id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' }]) }));
     const answer = await post(gateway.url, { documentId: apiKeysId, variables: { first: 1 } });
@@ -48,7 +41,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
     });
   });
 
-  it('runs a manifest query sent by documentId in a GET URL', async () => {
+  it('runs a manifest query sent by documentId in a GET URL', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([]) }));
     const url = `${gateway.url}?documentId=${encodeURIComponent(apiKeysId)}&variables=${encodeURIComponent('{"first":3}')}`;
     const response = await fetch(url, { headers: { accept: 'application/graphql-response+json', 'x-graphql-yoga-csrf': '1', ...AUTH } });
@@ -58,12 +51,12 @@ describe('TRUSTED_DOCUMENTS set', () => {
     });
   });
 
-  it.each([
+  it.for([
     ['query text, even of a listed operation', { query: manifest[apiKeysId as keyof typeof manifest] }, 'TRUSTED_DOCUMENT_REQUIRED'],
     ['arbitrary query text', { query: '{ apiKeys(first: 100) { nodes { id } } }' }, 'TRUSTED_DOCUMENT_REQUIRED'],
     ['neither query nor documentId', { variables: {} }, 'TRUSTED_DOCUMENT_REQUIRED'],
     ['an unknown documentId', { documentId: `sha256:${'0'.repeat(64)}` }, 'TRUSTED_DOCUMENT_NOT_FOUND'],
-  ])('rejects %s with 400 and reaches no upstream', async (_, body, code) => {
+  ])('rejects %s with 400 and reaches no upstream', async ([_, body, code], { gateway, upstream }) => {
     upstream.requests.length = 0;
     const answer = await post(gateway.url, body);
     expect(answer.status).toBe(400);
@@ -71,7 +64,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('never runs a listed mutation sent by GET', async () => {
+  it('never runs a listed mutation sent by GET', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
     const url = `${gateway.url}?documentId=${encodeURIComponent(updateCategoryId)}&variables=${encodeURIComponent('{"input":{"id":"c1","name":"x"}}')}`;
     const response = await fetch(url, { headers: { accept: 'application/graphql-response+json', 'x-graphql-yoga-csrf': '1', ...AUTH } });
@@ -82,18 +75,9 @@ describe('TRUSTED_DOCUMENTS set', () => {
 });
 
 describe('the example client in trusted-documents mode, against the sandbox', () => {
-  let sandbox: Sandbox;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-    gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), trustedDocuments: MANIFEST });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await sandbox.close();
-  });
+  const it = enforcingOverSandbox;
 
-  it('pages through API keys and runs a mutation, sending only document ids', async () => {
+  it('pages through API keys and runs a mutation, sending only document ids', async ({ gateway, sandbox }) => {
     const client = createVmsClient({ url: gateway.url, token: sandbox.token, trustedDocuments: true });
     const keys = await listAllApiKeys(client, 25);
     expect(keys).toHaveLength(62);
@@ -102,24 +86,19 @@ describe('the example client in trusted-documents mode, against the sandbox', ()
     expect(category).toMatchObject({ id: 'cat_003', name: 'Category 3', value: 'trusted' });
   });
 
-  it('the same client sending query text is refused', async () => {
+  it('the same client sending query text is refused', async ({ gateway, sandbox }) => {
     const client = createVmsClient({ url: gateway.url, token: sandbox.token });
     await expect(listAllApiKeys(client)).rejects.toMatchObject({ codes: ['TRUSTED_DOCUMENT_REQUIRED'] });
   });
 });
 
 describe('TRUSTED_DOCUMENTS unset', () => {
-  it('accepts any operation as query text', async () => {
-    const upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
-    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-    try {
-      const answer = await gateway.graphql('{ apiKeys(first: 7) { nodes { id } } }', { headers: AUTH });
-      expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
-      expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '7' }]);
-    } finally {
-      await gateway.close();
-      await upstream.close();
-    }
+  it('accepts any operation as query text', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    const answer = await gateway.graphql('{ apiKeys(first: 7) { nodes { id } } }', { headers: AUTH });
+    expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
+    expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '7' }]);
   });
 });
 

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
 
 /** Errors about the request as a whole carry stable codes too, and nothing of the raw body. */
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+const it = gatewayOverUpstream();
 
-const post = (body: string, headers: Record<string, string> = {}) =>
+const post = (gateway: RunningGateway, body: string, headers: Record<string, string> = {}) =>
   fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers }, body });
 
 describe('request errors', () => {
-  it('variables that do not fit their types are BAD_USER_INPUT, HTTP 400', async () => {
-    const response = await post(JSON.stringify({ query: 'query ($n: Int!) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'x' } }), { authorization: 'Bearer t' });
+  it('variables that do not fit their types are BAD_USER_INPUT, HTTP 400', async ({ gateway, upstream }) => {
+    const response = await post(gateway, JSON.stringify({ query: 'query ($n: Int!) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'x' } }), { authorization: 'Bearer t' });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       errors: [
@@ -33,8 +24,8 @@ describe('request errors', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('a body that is not JSON is BAD_REQUEST, HTTP 400', async () => {
-    const response = await post('{"query": ');
+  it('a body that is not JSON is BAD_REQUEST, HTTP 400', async ({ gateway }) => {
+    const response = await post(gateway, '{"query": ');
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       errors: [
@@ -46,7 +37,7 @@ describe('request errors', () => {
     });
   });
 
-  it('a GET without the CSRF header is CSRF_HEADER_REQUIRED, HTTP 403', async () => {
+  it('a GET without the CSRF header is CSRF_HEADER_REQUIRED, HTTP 403', async ({ gateway }) => {
     const response = await fetch(`${gateway.url}?query=${encodeURIComponent('{ __typename }')}`);
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({ errors: [{ message: 'Required CSRF header(s) not present', extensions: { code: 'CSRF_HEADER_REQUIRED' } }] });

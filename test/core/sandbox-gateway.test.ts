@@ -1,29 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { SANDBOX_TOKEN } from '../../src/sandbox/server.js';
+import { gatewayOverSandbox } from '../support/fixtures.js';
 
 /** The gateway in front of the embedded sandbox, as `npm start` runs it. */
-let sandbox: Sandbox;
-let gateway: RunningGateway;
-let auth: Record<string, string>;
+const auth = { authorization: `Bearer ${SANDBOX_TOKEN}` };
 const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  gateway = await startGateway({ upstreamUrl: new URL(sandbox.url) });
-  auth = { authorization: `Bearer ${sandbox.token}` };
-});
-afterAll(async () => {
-  await gateway.close();
-  await sandbox.close();
-});
+const it = gatewayOverSandbox();
 
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ id: `ak_${String(from + i).padStart(3, '0')}` }));
 
 describe('apiKeys against the sandbox', () => {
-  it('pages through all 62 keys with after: endCursor, 25 at a time', async () => {
+  it('pages through all 62 keys with after: endCursor, 25 at a time', async ({ gateway }) => {
     const seen: Array<{ id: string }> = [];
     const pages: boolean[] = [];
     let after: string | null = null;
@@ -41,19 +31,19 @@ describe('apiKeys against the sandbox', () => {
     expect(pages).toEqual([true, true, false]);
   });
 
-  it('serves first: 100 by chaining pages up to the end of the list', async () => {
+  it('serves first: 100 by chaining pages up to the end of the list', async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }', { headers: auth });
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(1, 62), pageInfo: { hasNextPage: false, hasPreviousPage: false } });
   });
 
-  it('resumes from the middle of an upstream page', async () => {
+  it('resumes from the middle of an upstream page', async ({ gateway }) => {
     const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor } } }', { headers: auth });
     const cursor = (first.body.data as any).apiKeys.edges[11].cursor;
     const answer = await gateway.graphql(`{ apiKeys(first: 20, after: "${cursor}") { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`, { headers: auth });
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(13, 32), pageInfo: { hasNextPage: true, hasPreviousPage: true } });
   });
 
-  it('maps the real service\'s permission strings', async () => {
+  it('maps the real service\'s permission strings', async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 2) { nodes { id name type permissions createdBy createdTime } } }', { headers: auth });
     expect((answer.body.data as any).apiKeys.nodes).toEqual([
       { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], createdBy: 'usr_owner', createdTime: '2025-01-01T00:00:00.000Z' },
@@ -63,7 +53,7 @@ describe('apiKeys against the sandbox', () => {
 });
 
 describe('mutations against the sandbox', () => {
-  it('updateHotspot', async () => {
+  it('updateHotspot', async ({ gateway }) => {
     const answer = await gateway.graphql(
       'mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_002", name: "Shop", hideAt: "00:01:00", x: 80, target: PARENT, opacity: OPAQUE }) { hotspot { id name showAt hideAt x y action link target opacity } } }',
       { headers: auth },
@@ -77,7 +67,7 @@ describe('mutations against the sandbox', () => {
     });
   });
 
-  it('createIdentityProvider keeps the certificate\'s line breaks', async () => {
+  it('createIdentityProvider keeps the certificate\'s line breaks', async ({ gateway }) => {
     const answer = await gateway.graphql(
       'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }',
       { headers: auth, variables: { input: { name: 'Corporate Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:vms', signinUrl: 'https://okta.example/sso', clientMutationId: 'c1' } } },
@@ -104,7 +94,7 @@ describe('mutations against the sandbox', () => {
     });
   });
 
-  it('updateCategory, updateUser, createService and createFolder in one operation', async () => {
+  it('updateCategory, updateUser, createService and createFolder in one operation', async ({ gateway }) => {
     const answer = await gateway.graphql(
       `mutation {
         updateCategory(input: { id: "cat_002", name: "Documentaries" }) { category { id name value updatedBy } }
@@ -124,7 +114,7 @@ describe('mutations against the sandbox', () => {
     });
   });
 
-  it('unknown ids are NOT_FOUND with the upstream\'s own message', async () => {
+  it('unknown ids are NOT_FOUND with the upstream\'s own message', async ({ gateway }) => {
     const answer = await gateway.graphql('mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_999", name: "x" }) { hotspot { id } } }', { headers: auth });
     expect(answer.body).toEqual({
       data: { updateHotspot: null },

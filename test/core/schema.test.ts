@@ -1,29 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { buildClientSchema, buildSchema, getIntrospectionQuery, isEnumType, isInputObjectType, isInterfaceType, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 import { schema } from '../../src/schema/index.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../support/recording-upstream.js';
 
 const committed = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+const it = gatewayOverUpstream();
 
 describe('schema.graphql', () => {
   it('is exactly what the code builds', () => {
     expect(`${printSchema(schema)}\n`).toBe(committed);
   });
 
-  it('is what the running gateway serves over introspection, without a token', async () => {
+  it('is what the running gateway serves over introspection, without a token', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true }));
     const served = buildClientSchema(answer.body.data as never);
     expect(printSchema(lexicographicSortSchema(served))).toBe(printSchema(lexicographicSortSchema(buildSchema(committed))));

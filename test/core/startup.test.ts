@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadSettings as loadConfig } from '../../src/config/load.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /** The body size limit of the http front (src/http.ts), for declared and for chunked bodies. */
 const LIMIT = 2_000;
@@ -12,18 +12,8 @@ const tooLarge = {
   errors: [{ message: `The request body is larger than ${LIMIT} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
 };
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: LIMIT });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => {
+const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { maxBodyBytes: LIMIT });
+it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;
 });
 
@@ -34,7 +24,7 @@ function paddedBody(size: number): string {
 }
 
 describe('request body limit', () => {
-  it('serves a body of exactly the limit, declared with Content-Length', async () => {
+  it('serves a body of exactly the limit, declared with Content-Length', async ({ gateway, upstream }) => {
     const body = paddedBody(LIMIT);
     expect(body.length).toBe(LIMIT);
     const answer = await rawHttp(gateway.url, { method: 'POST', headers, body });
@@ -43,7 +33,7 @@ describe('request body limit', () => {
     expect(upstream.requests.map((r) => [r.method, r.path, r.query])).toEqual([['GET', '/v2/api_keys', { limit: '1' }]]);
   });
 
-  it('answers 413 to a declared Content-Length one byte over the limit, without calling the upstream', async () => {
+  it('answers 413 to a declared Content-Length one byte over the limit, without calling the upstream', async ({ gateway, upstream }) => {
     const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT + 1) });
     expect(answer.status).toBe(413);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -52,7 +42,7 @@ describe('request body limit', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('serves a chunked body (no Content-Length) under the limit', async () => {
+  it('serves a chunked body (no Content-Length) under the limit', async ({ gateway, upstream }) => {
     const body = paddedBody(LIMIT);
     const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: [body.slice(0, 700), body.slice(700, 1500), body.slice(1500)] });
     expect(answer.status).toBe(200);
@@ -60,7 +50,7 @@ describe('request body limit', () => {
     expect(upstream.requests).toHaveLength(1);
   });
 
-  it('answers 413 to a chunked body once its counted bytes pass the limit', async () => {
+  it('answers 413 to a chunked body once its counted bytes pass the limit', async ({ gateway, upstream }) => {
     const body = paddedBody(LIMIT + 1);
     const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: [body.slice(0, 1000), body.slice(1000)] });
     expect(answer.status).toBe(413);
@@ -68,7 +58,7 @@ describe('request body limit', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('keeps serving after refusing a body', async () => {
+  it('keeps serving after refusing a body', async ({ gateway }) => {
     await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT * 4) });
     const answer = await gateway.graphql(query, { headers: { authorization: 'Bearer t0ken' } });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });

@@ -1,47 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /** Nothing a shared cache could replay to another user: every answer says private, no-store. */
 const NO_STORE = 'private, no-store';
 const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
 const auth = { authorization: 'Bearer t0ken' };
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), graphiql: true, maxBodyBytes: 1000 });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+const it = gatewayOverUpstream(undefined, { graphiql: true, maxBodyBytes: 1000 });
 
 describe('Cache-Control', () => {
-  it('is private, no-store on a successful answer', async () => {
+  it('is private, no-store on a successful answer', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([key]) }));
     const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
     expect(answer.headers.get('cache-control')).toBe(NO_STORE);
   });
 
-  it('is private, no-store on an answer carrying an upstream error', async () => {
+  it('is private, no-store on an answer carrying an upstream error', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 403, body: { success: false, result: null, errors: [{ message: 'Not yours' }], links: {} } }));
     const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
     expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['FORBIDDEN']);
     expect(answer.headers.get('cache-control')).toBe(NO_STORE);
   });
 
-  it('is private, no-store on an UNAUTHENTICATED answer', async () => {
+  it('is private, no-store on an UNAUTHENTICATED answer', async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }');
     expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UNAUTHENTICATED']);
     expect(answer.headers.get('cache-control')).toBe(NO_STORE);
   });
 
-  it('is private, no-store on a request Yoga refuses (syntax error)', async () => {
+  it('is private, no-store on a request Yoga refuses (syntax error)', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...auth },
@@ -52,13 +42,13 @@ describe('Cache-Control', () => {
     expect(answer.headers['cache-control']).toBe(NO_STORE);
   });
 
-  it('is private, no-store on the 413 of an oversized body', async () => {
+  it('is private, no-store on the 413 of an oversized body', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: graphqlBody('{ __typename }', { pad: 'x'.repeat(1000) }) });
     expect(answer.status).toBe(413);
     expect(answer.headers['cache-control']).toBe(NO_STORE);
   });
 
-  it('is private, no-store on the GraphiQL page, which may carry a preset token', async () => {
+  it('is private, no-store on the GraphiQL page, which may carry a preset token', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url, { headers: { accept: 'text/html' } });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/html/);

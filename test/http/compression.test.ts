@@ -1,9 +1,10 @@
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_COMPRESSION_MIN_BYTES } from '../../src/plugins/use-compression.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import { defaultSettings } from '../../src/config/settings.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /** Response compression over real HTTP: above the threshold, for callers that accept gzip. */
 const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_2', updated_time: '2025-02-01T00:00:00.000Z' };
@@ -16,21 +17,12 @@ const bigData = {
     },
   },
 };
+const DEFAULT_COMPRESSION_MIN_BYTES = defaultSettings().compressionMinBytes;
 const smallQuery = '{ apiKeys(first: 1) { nodes { id } } }';
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
+const it = gatewayOverUpstream((request) => ({ body: envelope(keys.slice(0, Number(request.query.limit))) }));
 
-beforeAll(async () => {
-  upstream = await startRecordingUpstream((request) => ({ body: envelope(keys.slice(0, Number(request.query.limit))) }));
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-
-const ask = (query: string, acceptEncoding?: string) =>
+const ask = (gateway: RunningGateway, query: string, acceptEncoding?: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer t0ken', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) },
@@ -38,8 +30,8 @@ const ask = (query: string, acceptEncoding?: string) =>
   });
 
 describe('compression', () => {
-  it('gzips an answer above the threshold, and it decodes to exactly the uncompressed answer', async () => {
-    const [plain, zipped] = await Promise.all([ask(bigQuery), ask(bigQuery, 'gzip, deflate, br, zstd')]);
+  it('gzips an answer above the threshold, and it decodes to exactly the uncompressed answer', async ({ gateway }) => {
+    const [plain, zipped] = await Promise.all([ask(gateway, bigQuery), ask(gateway, bigQuery, 'gzip, deflate, br, zstd')]);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body.length).toBeGreaterThanOrEqual(DEFAULT_COMPRESSION_MIN_BYTES);
     expect(JSON.parse(plain.body.toString())).toEqual(bigData);
@@ -52,15 +44,15 @@ describe('compression', () => {
     expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
   });
 
-  it('leaves an answer under the threshold uncompressed', async () => {
-    const answer = await ask(smallQuery, 'gzip');
+  it('leaves an answer under the threshold uncompressed', async ({ gateway }) => {
+    const answer = await ask(gateway, smallQuery, 'gzip');
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(answer.body.length).toBeLessThan(DEFAULT_COMPRESSION_MIN_BYTES);
     expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k0' }] } } });
   });
 
-  it.each(['br', 'gzip;q=0, br', 'identity'])('sends identity to a caller whose Accept-Encoding is %s', async (acceptEncoding) => {
-    const answer = await ask(bigQuery, acceptEncoding);
+  it.for(['br', 'gzip;q=0, br', 'identity'])('sends identity to a caller whose Accept-Encoding is %s', async (acceptEncoding, { gateway }) => {
+    const answer = await ask(gateway, bigQuery, acceptEncoding);
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(answer.body.toString())).toEqual(bigData);
   });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { describe, expect } from 'vitest';
+import { ConfigError, loadSettings as loadConfig } from '../../src/config/load.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { type RawAnswer, graphqlBody, rawHttp } from '../support/raw-http.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope } from '../support/recording-upstream.js';
 
 /** CORS over real HTTP: the allow-list from CORS_ORIGINS, preflights and real requests. */
 const ALLOWED = 'http://app.example.test:8080';
@@ -11,24 +12,18 @@ const STRANGER = 'http://evil.example.test';
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
 const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
 
-let upstream: RecordingUpstream;
-let listed: RunningGateway;
-let closed: RunningGateway;
-let open: RunningGateway;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream(() => ({ body: envelope([key]) }));
-  const upstreamUrl = new URL(upstream.url);
-  [listed, closed, open] = await Promise.all([
-    startGateway({ upstreamUrl, corsOrigins: [ALLOWED, OTHER_ALLOWED] }),
-    startGateway({ upstreamUrl }),
-    startGateway({ upstreamUrl, corsOrigins: ['*'] }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([listed.close(), closed.close(), open.close()]);
-  await upstream.close();
-});
+/** `gateway`: CORS_ORIGINS names two origins; `closed`: no origin; `open`: `*`. All three over one upstream. */
+const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
+  .extend('closed', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
+    const closed = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [] });
+    onCleanup(() => closed.close());
+    return closed;
+  })
+  .extend('open', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
+    const open = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['*'] });
+    onCleanup(() => open.close());
+    return open;
+  });
 
 const preflight = (gateway: RunningGateway, origin: string) =>
   rawHttp(gateway.url, {
@@ -42,8 +37,8 @@ const post = (gateway: RunningGateway, origin: string) =>
 const corsHeaders = (answer: RawAnswer) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')));
 
 describe('a preflight', () => {
-  it('from a listed origin is allowed for that origin only, with the headers a browser app sends', async () => {
-    const answer = await preflight(listed, ALLOWED);
+  it('from a gateway origin is allowed for that origin only, with the headers a browser app sends', async ({ gateway, upstream }) => {
+    const answer = await preflight(gateway, ALLOWED);
     expect(answer.status).toBe(204);
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
@@ -56,22 +51,22 @@ describe('a preflight', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('from the second listed origin gets that origin back, not the first', async () => {
-    const answer = await preflight(listed, OTHER_ALLOWED);
+  it('from the second gateway origin gets that origin back, not the first', async ({ gateway }) => {
+    const answer = await preflight(gateway, OTHER_ALLOWED);
     expect(answer.headers['access-control-allow-origin']).toBe(OTHER_ALLOWED);
   });
 
-  it('from an origin off the list gets no CORS headers at all', async () => {
-    const answer = await preflight(listed, STRANGER);
+  it('from an origin off the list gets no CORS headers at all', async ({ gateway }) => {
+    const answer = await preflight(gateway, STRANGER);
     expect(corsHeaders(answer)).toEqual({});
     expect(answer.headers.vary).toBe('Origin');
   });
 
-  it('gets no CORS headers when no origin is configured', async () => {
+  it('gets no CORS headers when no origin is configured', async ({ closed }) => {
     expect(corsHeaders(await preflight(closed, ALLOWED))).toEqual({});
   });
 
-  it('from any origin is allowed when the list is *', async () => {
+  it('from any origin is allowed when the list is *', async ({ open }) => {
     const answer = await preflight(open, STRANGER);
     expect(answer.headers['access-control-allow-origin']).toBe(STRANGER);
     expect(answer.headers.vary).toMatch(/\bOrigin\b/);
@@ -79,8 +74,8 @@ describe('a preflight', () => {
 });
 
 describe('a real POST', () => {
-  it('from a listed origin carries that origin, Vary: Origin and no credentials header, and is answered', async () => {
-    const answer = await post(listed, ALLOWED);
+  it('from a gateway origin carries that origin, Vary: Origin and no credentials header, and is answered', async ({ gateway }) => {
+    const answer = await post(gateway, ALLOWED);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
     expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
@@ -89,8 +84,8 @@ describe('a real POST', () => {
     expect(answer.headers['cache-control']).toBe('private, no-store');
   });
 
-  it('from an origin off the list carries no CORS headers, so a browser will not hand the answer to the page', async () => {
-    const answer = await post(listed, STRANGER);
+  it('from an origin off the list carries no CORS headers, so a browser will not hand the answer to the page', async ({ gateway }) => {
+    const answer = await post(gateway, STRANGER);
     expect(corsHeaders(answer)).toEqual({});
   });
 });
@@ -106,7 +101,7 @@ describe('CORS_ORIGINS', () => {
     expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
 
-  it.each(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])('refuses %s, which is not an origin', (value) => {
+  it.for(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])('refuses %s, which is not an origin', (value) => {
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
   });

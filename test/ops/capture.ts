@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 
 export interface CapturedLogs {
   logger: Logger;

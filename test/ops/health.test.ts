@@ -1,22 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect } from 'vitest';
+import { type Start, test as it } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
 
 const AUTH = { authorization: 'Bearer health-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 // The circuit opens at the first failed call, and a failed GET is not retried.
 const TRIGGER_HAPPY = { breakerMinCalls: 1, breakerErrorPercent: 1, upstreamRetries: 0 };
 
-const started: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const thing of started.splice(0).reverse()) await thing.close();
-});
-
-async function gatewayBefore(upstream: RecordingUpstream): Promise<RunningGateway> {
-  const gateway = await startGateway({ upstreamUrl: new URL(upstream.url), limits: TRIGGER_HAPPY });
-  started.push(gateway);
-  return gateway;
-}
+const gatewayBefore = (start: Start, upstream: RecordingUpstream): Promise<RunningGateway> =>
+  start.gateway({ upstreamUrl: new URL(upstream.url), ...TRIGGER_HAPPY });
 
 async function get(gateway: RunningGateway, path: string) {
   const response = await fetch(gateway.url.replace(/\/graphql$/, path));
@@ -24,19 +17,17 @@ async function get(gateway: RunningGateway, path: string) {
 }
 
 describe('/health and /ready', () => {
-  it('are both 200 while the upstream answers', async () => {
-    const upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
-    started.push(upstream);
-    const gateway = await gatewayBefore(upstream);
+  it('are both 200 while the upstream answers', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    const gateway = await gatewayBefore(start, upstream);
     expect(await get(gateway, '/health')).toEqual({ status: 200, body: '' });
     expect(await get(gateway, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
     expect(upstream.requests).toEqual([]);
   });
 
-  it('/ready stays 200 with the circuit open while the upstream still answers HTTP', async () => {
-    const upstream = await startRecordingUpstream(() => ({ status: 500, body: { success: false, result: null, errors: [], links: {} } }));
-    started.push(upstream);
-    const gateway = await gatewayBefore(upstream);
+  it('/ready stays 200 with the circuit open while the upstream still answers HTTP', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ status: 500, body: { success: false, result: null, errors: [], links: {} } }));
+    const gateway = await gatewayBefore(start, upstream);
     const failed = await gateway.graphql(KEYS, { headers: AUTH });
     expect((failed.body.errors?.[0]?.extensions as { code: string }).code).toBe('UPSTREAM_ERROR');
     expect(await get(gateway, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
@@ -46,10 +37,10 @@ describe('/health and /ready', () => {
     ]);
   });
 
-  it('/ready is 503 once the circuit is open and the upstream cannot be reached; /health stays 200', async () => {
-    const upstream = await startRecordingUpstream();
+  it('/ready is 503 once the circuit is open and the upstream cannot be reached; /health stays 200', async ({ start }) => {
+    const upstream = await start.upstream();
     await upstream.close();
-    const gateway = await gatewayBefore(upstream);
+    const gateway = await gatewayBefore(start, upstream);
     expect(await get(gateway, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
     const failed = await gateway.graphql(KEYS, { headers: AUTH });
     expect((failed.body.errors?.[0]?.extensions as { code: string }).code).toBe('UPSTREAM_UNAVAILABLE');

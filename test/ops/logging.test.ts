@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { envelope } from '../support/recording-upstream.js';
 import { captureLogs, lineBase } from './capture.js';
 
 const TOKEN = 'Bearer secret-e2e-token';
@@ -47,25 +47,20 @@ describe('pino redaction', () => {
   });
 });
 
+const logs = captureLogs('debug');
+const linesTest = gatewayOverUpstream(
+  (request) => {
+    if (request.method === 'PATCH') return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
+    if (request.query.limit === '2') return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
+    return { body: envelope([key('ak_001')]) };
+  },
+  { logger: logs.logger, upstreamRetries: 0 },
+);
+
 describe('request and upstream-call lines', () => {
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
-  const logs = captureLogs('debug');
+  const it = linesTest;
 
-  beforeAll(async () => {
-    upstream = await startRecordingUpstream((request) => {
-      if (request.method === 'PATCH') return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
-      if (request.query.limit === '2') return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
-      return { body: envelope([key('ak_001')]) };
-    });
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger, limits: { upstreamRetries: 0 } });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
-
-  it('logs one line per request and one debug line per upstream call, all with the request id', async () => {
+  it('logs one line per request and one debug line per upstream call, all with the request id', async ({ gateway }) => {
     const answer = await gateway.graphql(KEYS, { headers: { authorization: TOKEN, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' } });
     expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UPSTREAM_ERROR']);
 
@@ -90,7 +85,7 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
-  it('logs a failed mutation as an error outcome at info level: the caller asked for something missing', async () => {
+  it('logs a failed mutation as an error outcome at info level: the caller asked for something missing', async ({ gateway }) => {
     await gateway.graphql(RENAME, { headers: { authorization: TOKEN, 'x-request-id': 'req-log-2' } });
     expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-2')).toEqual([
       {
@@ -108,7 +103,7 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
-  it('logs a request that never parsed, without an operation', async () => {
+  it('logs a request that never parsed, without an operation', async ({ gateway }) => {
     await gateway.graphql('query Broken {', { headers: { authorization: TOKEN, 'x-request-id': 'req-log-3' } });
     expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-3')).toEqual([
       {
@@ -126,7 +121,7 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
-  it('never writes the token, the cookie, the upstream address or a stack trace', () => {
+  it('never writes the token, the cookie, the upstream address or a stack trace', ({ upstream }) => {
     const all = logs.raw.join('');
     expect(logs.raw.length).toBeGreaterThanOrEqual(6);
     expect(all).not.toContain('secret-e2e-token');
@@ -137,16 +132,11 @@ describe('request and upstream-call lines', () => {
 });
 
 describe('LOG_LEVEL=info', () => {
-  it('leaves out the upstream-call lines', async () => {
-    const upstream = await startRecordingUpstream(() => ({ body: envelope([key('ak_001')]) }));
+  it('leaves out the upstream-call lines', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([key('ak_001')]) }));
     const logs = captureLogs('info');
-    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
-    try {
-      await gateway.graphql(KEYS, { headers: { authorization: TOKEN } });
-      expect(logs.lines().map((line) => line.msg)).toEqual(['graphql request']);
-    } finally {
-      await gateway.close();
-      await upstream.close();
-    }
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
+    await gateway.graphql(KEYS, { headers: { authorization: TOKEN } });
+    expect(logs.lines().map((line) => line.msg)).toEqual(['graphql request']);
   });
 });

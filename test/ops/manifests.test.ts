@@ -1,10 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { ENVIRONMENT_VARIABLES, loadConfig } from '../../src/config.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -88,19 +87,12 @@ describe('Dockerfile', () => {
   });
 });
 
-describe('the endpoints the manifests name', () => {
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    upstream = await startRecordingUpstream();
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
+const endpointsTest = gatewayOverUpstream();
 
-  it('are served by the gateway', async () => {
+describe('the endpoints the manifests name', () => {
+  const it = endpointsTest;
+
+  it('are served by the gateway', async ({ gateway }) => {
     const paths = [container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, pod.metadata.annotations['prometheus.io/path']];
     expect(paths).toEqual(['/health', '/health', '/ready', '/metrics']);
     const statuses = await Promise.all(paths.map(async (path) => (await fetch(gateway.url.replace(/\/graphql$/, path))).status));

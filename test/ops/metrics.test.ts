@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_OPERATION_NAMES, createMetrics } from '../../src/plugins/use-metrics.js';
-import type { RequestSummary } from '../../src/plugins/request-summary.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { MAX_OPERATION_NAMES, createMetrics } from '../../src/observability/metrics.js';
+import type { RequestSummary } from '../../src/observability/request-summary.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
 
 const AUTH = { authorization: 'Bearer metrics-secret-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
@@ -13,19 +13,18 @@ function gatewaySamples(text: string): string[] {
   return text.split('\n').filter((line) => line.startsWith('gateway_') && !line.includes('_bucket{'));
 }
 
+const metricsTest = gatewayOverUpstream((request) =>
+  request.method === 'PATCH'
+    ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
+    : { body: envelope([{ id: 'ak_001', name: 'k', type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' }]) },
+);
+
 describe('GET /metrics', () => {
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
+  const it = metricsTest;
   let text: string;
   let contentType: string | null;
 
-  beforeAll(async () => {
-    upstream = await startRecordingUpstream((request) =>
-      request.method === 'PATCH'
-        ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
-        : { body: envelope([{ id: 'ak_001', name: 'k', type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' }]) },
-    );
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
+  it.beforeAll(async ({ gateway }) => {
     await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'metrics-req-1' } });
     await gateway.graphql(KEYS, { headers: AUTH });
     await gateway.graphql(RENAME, { headers: AUTH });
@@ -33,10 +32,6 @@ describe('GET /metrics', () => {
     const response = await fetch(gateway.url.replace(/\/graphql$/, '/metrics'));
     contentType = response.headers.get('content-type');
     text = await response.text();
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
   });
 
   it('counts GraphQL requests and upstream calls by their labels, and reads the pool and circuit', () => {
@@ -70,7 +65,7 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
   });
 
-  it('puts no ids, tokens or addresses into labels', () => {
+  it('puts no ids, tokens or addresses into labels', ({ upstream }) => {
     for (const leak of ['cat_777', 'ak_001', 'metrics-secret-token', 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
   });
 });
@@ -88,7 +83,7 @@ describe('operation_name label', () => {
   });
 
   it(`keeps the first ${MAX_OPERATION_NAMES} names and counts the rest as "other"`, async () => {
-    const metrics = createMetrics({ upstreamStats: () => ({ connected: 0, pending: 0, running: 0 }) });
+    const metrics = createMetrics();
     for (let i = 0; i <= MAX_OPERATION_NAMES; i++) metrics.observeRequest(summary(`Op${i}`));
     metrics.observeRequest(summary('Op0'));
     const counts = (await metrics.registry.getSingleMetric('gateway_graphql_requests_total')!.get()).values;

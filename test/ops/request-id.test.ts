@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
 import { captureLogs } from './capture.js';
 
 const AUTH = { authorization: 'Bearer request-id-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+const logs = captureLogs('debug');
+const requestIdTest = gatewayOverUpstream(() => ({ body: envelope([]) }), { logger: logs.logger });
+
 describe('x-request-id', () => {
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
-  const logs = captureLogs('debug');
+  const it = requestIdTest;
 
-  beforeAll(async () => {
-    upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
-
-  it("keeps the caller's id: in the response, upstream and in every log line of the request", async () => {
+  it("keeps the caller's id: in the response, upstream and in every log line of the request", async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'client-id.42:a_b-c' } });
     expect(answer.body).toEqual({ data: { apiKeys: { edges: [] } } });
     expect(answer.headers.get('x-request-id')).toBe('client-id.42:a_b-c');
@@ -30,7 +22,7 @@ describe('x-request-id', () => {
     expect(lines.map((line) => line.msg)).toEqual(['upstream call', 'graphql request']);
   });
 
-  it('makes one up when the caller sent none, and uses the same one everywhere', async () => {
+  it('makes one up when the caller sent none, and uses the same one everywhere', async ({ gateway, upstream }) => {
     const before = upstream.requests.length;
     const answer = await gateway.graphql(KEYS, { headers: AUTH });
     const id = answer.headers.get('x-request-id');
@@ -39,13 +31,13 @@ describe('x-request-id', () => {
     expect(logs.lines('graphql request').at(-1)?.requestId).toBe(id);
   });
 
-  it('replaces an id that is not a sane token', async () => {
+  it('replaces an id that is not a sane token', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'two words; <script>' } });
     expect(answer.headers.get('x-request-id')).toMatch(UUID);
     expect(upstream.requests.at(-1)?.headers['x-request-id']).toBe(answer.headers.get('x-request-id'));
   });
 
-  it('answers with an id even when no upstream call is made: errors, health, metrics', async () => {
+  it('answers with an id even when no upstream call is made: errors, health, metrics', async ({ gateway }) => {
     const unauthenticated = await gateway.graphql(KEYS, { headers: { 'x-request-id': 'no-token-1' } });
     expect((unauthenticated.body.errors?.[0]?.extensions as { code: string }).code).toBe('UNAUTHENTICATED');
     expect(unauthenticated.headers.get('x-request-id')).toBe('no-token-1');

@@ -1,41 +1,35 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { afterAll, describe, expect } from 'vitest';
+import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
 
 const AUTH = { authorization: 'Bearer tracing-token' };
 const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
 const traceparent = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
 
-describe('OpenTelemetry spans', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  let upstream: RecordingUpstream;
-  let gateway: RunningGateway;
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+// As src/observability/tracing.ts does: the context manager and W3C propagator become global.
+provider.register();
+const tracingTest = gatewayOverUpstream(
+  (request) =>
+    request.method === 'PATCH'
+      ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
+      : { body: envelope([]) },
+  { tracerProvider: provider },
+);
 
-  beforeAll(async () => {
-    // As src/tracing.ts does: the context manager and W3C propagator become global.
-    provider.register();
-    upstream = await startRecordingUpstream((request) =>
-      request.method === 'PATCH'
-        ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
-        : { body: envelope([]) },
-    );
-    gateway = await startGateway({ upstreamUrl: new URL(upstream.url), tracerProvider: provider });
-  });
-  beforeEach(() => {
+describe('OpenTelemetry spans', () => {
+  const it = tracingTest;
+  it.beforeEach(({ upstream }) => {
     exporter.reset();
     upstream.requests.length = 0;
   });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-    await provider.shutdown();
-  });
+  afterAll(() => provider.shutdown());
 
-  it('makes a server span per operation with a client span per upstream call, and sends each call its traceparent', async () => {
+  it('makes a server span per operation with a client span per upstream call, and sends each call its traceparent', async ({ gateway, upstream }) => {
     await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'trace-req-1' } });
     const spans = exporter.getFinishedSpans();
     const operation = spans.find((span) => span.kind === SpanKind.SERVER)!;
@@ -58,7 +52,7 @@ describe('OpenTelemetry spans', () => {
     expect(upstream.requests.map((request) => request.headers.traceparent).sort()).toEqual(calls.map(traceparent).sort());
   });
 
-  it("continues the caller's trace when it sends a traceparent", async () => {
+  it("continues the caller's trace when it sends a traceparent", async ({ gateway, upstream }) => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     await gateway.graphql(KEYS, { headers: { ...AUTH, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
     const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER)!;
@@ -66,7 +60,7 @@ describe('OpenTelemetry spans', () => {
     expect(upstream.requests.every((request) => String(request.headers.traceparent).startsWith(`00-${callerTrace}-`))).toBe(true);
   });
 
-  it('marks both spans as failed with the error code when the upstream refuses', async () => {
+  it('marks both spans as failed with the error code when the upstream refuses', async ({ gateway }) => {
     await gateway.graphql(RENAME, { headers: AUTH });
     const spans = exporter.getFinishedSpans();
     expect(spans.map((span) => ({ name: span.name, status: span.status, attributes: span.attributes }))).toEqual([
@@ -85,15 +79,10 @@ describe('OpenTelemetry spans', () => {
 });
 
 describe('without a tracer provider', () => {
-  it('sends no traceparent upstream', async () => {
-    const upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
-    const gateway = await startGateway({ upstreamUrl: new URL(upstream.url) });
-    try {
-      await gateway.graphql(KEYS, { headers: AUTH });
-      expect(upstream.requests.map((request) => request.headers.traceparent)).toEqual([undefined, undefined]);
-    } finally {
-      await gateway.close();
-      await upstream.close();
-    }
+  it('sends no traceparent upstream', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    await gateway.graphql(KEYS, { headers: AUTH });
+    expect(upstream.requests.map((request) => request.headers.traceparent)).toEqual([undefined, undefined]);
   });
 });

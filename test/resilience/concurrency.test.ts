@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
 import { audit } from './harness.js';
 
 /**
@@ -10,11 +10,7 @@ import { audit } from './harness.js';
 const CALLERS = 40;
 const tokens = Array.from({ length: CALLERS }, (_, i) => `Bearer caller-${i}-${Math.random().toString(36).slice(2)}`);
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream((request) => {
+const it = gatewayOverUpstream((request) => {
     const owner = String(request.headers.authorization);
     const delayMs = Math.floor(Math.random() * 15);
     if (request.method === 'PATCH') {
@@ -25,15 +21,9 @@ beforeAll(async () => {
     const page = request.query.cursor === undefined ? 1 : 2;
     const items = Array.from({ length: page === 1 ? 25 : 5 }, (_, i) => ({ id: `k${page}-${i}`, name: owner, type: 'api', permissions: [], ...audit }));
     return { delayMs, body: envelope(items, page === 1 ? { next: `/v2/api_keys?cursor=${encodeURIComponent(owner)}` } : {}) };
-  });
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 2_000 });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+  }, { upstreamTimeoutMs: 2_000 });
 
-it('keeps every caller\'s token and data apart under concurrency', async () => {
+it('keeps every caller\'s token and data apart under concurrency', async ({ gateway, upstream }) => {
   const work = tokens.flatMap((token, i) => [
     gateway
       .graphql('{ apiKeys(first: 30) { nodes { name } } }', { headers: { authorization: token, 'x-request-id': `read-${i}` } })

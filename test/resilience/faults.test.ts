@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
 import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
 import { KEYS_QUERY, TOKEN, auth, codes, drip, expectNoLeak, expectStillServing, keys } from './harness.js';
 
@@ -13,30 +14,24 @@ const MAX_BYTES = 64 * 1024;
 
 const UPDATE_CATEGORY = 'mutation { updateCategory(input: { id: "cat_1", name: "New" }) { category { id name } } }';
 
-let upstream: RecordingUpstream;
-let elsewhere: RecordingUpstream;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  elsewhere = await startRecordingUpstream();
-  gateway = await startGateway({
-    upstreamUrl: new URL(upstream.url),
-    upstreamTimeoutMs: TIMEOUT_MS,
-    // The breaker is proven on its own below; here it must not turn one fault into the next.
-    limits: { upstreamMaxBytes: MAX_BYTES, retryMaxDelayMs: 200, breakerMinCalls: 10_000, requestDeadlineMs: 5_000 },
-  });
+const it = gatewayOverUpstream(undefined, {
+  upstreamTimeoutMs: TIMEOUT_MS,
+  upstreamMaxBytes: MAX_BYTES,
+  upstreamRetryMaxDelayMs: 200,
+  // The breaker is proven on its own (breaker.test.ts); here it must not turn one fault into the next.
+  breakerMinCalls: 10_000,
+  requestDeadlineMs: 5_000,
+}).extend('elsewhere', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
+  // A second host that links and redirects point to: it must never receive anything.
+  const elsewhere = await startRecordingUpstream();
+  onCleanup(() => elsewhere.close());
+  return elsewhere;
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-  await elsewhere.close();
-});
-beforeEach(() => {
+it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;
 });
 
-async function fault(query: string, expectedCode: string) {
+async function fault({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
   const answer = await gateway.graphql(query, { headers: auth });
   expect(answer.status).toBe(200);
   expect(codes(answer)).toEqual([expectedCode]);
@@ -47,9 +42,9 @@ async function fault(query: string, expectedCode: string) {
 const resetSocket = (res: ServerResponse) => res.socket?.destroy();
 
 describe('latency', () => {
-  it('an answer slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT, and a timed-out GET is not retried', async () => {
+  it('an answer slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT, and a timed-out GET is not retried', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(keys(1, 2)), delayMs: TIMEOUT_MS + 300 }));
-    const answer = await fault(KEYS_QUERY, 'UPSTREAM_TIMEOUT');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
@@ -65,19 +60,19 @@ describe('latency', () => {
     await expectStillServing(gateway, upstream);
   });
 
-  it('a slow drip (slowloris) body, each byte within the idle timeout, is cut off at UPSTREAM_TIMEOUT_MS', async () => {
+  it('a slow drip (slowloris) body, each byte within the idle timeout, is cut off at UPSTREAM_TIMEOUT_MS', async ({ gateway, upstream }) => {
     const body = JSON.stringify(envelope(keys(1, 2)));
     upstream.answer(() => (res) => drip(res, { 'content-type': 'application/json', 'content-length': body.length }, [...body], 20));
-    await fault(KEYS_QUERY, 'UPSTREAM_TIMEOUT');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(upstream.requests).toHaveLength(1);
     await expectStillServing(gateway, upstream);
   });
 });
 
 describe('5xx', () => {
-  it('a GET answered 503 is retried twice, then the last answer is UPSTREAM_ERROR with its status', async () => {
+  it('a GET answered 503 is retried twice, then the last answer is UPSTREAM_ERROR with its status', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 503, body: { success: false, result: null, errors: [{ message: 'Down for maintenance' }], links: {} } }));
-    const answer = await fault(KEYS_QUERY, 'UPSTREAM_ERROR');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(answer.body.errors![0]).toMatchObject({
       message: 'Down for maintenance',
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 503, error: { message: 'Down for maintenance' } } },
@@ -90,88 +85,88 @@ describe('5xx', () => {
     await expectStillServing(gateway, upstream);
   });
 
-  it('a GET that fails with 502 once and then succeeds is answered with the data', async () => {
+  it('a GET that fails with 502 once and then succeeds is answered with the data', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(keys(1, 2)) }));
     const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }, { id: 'k2', name: 'Key 2' }] } } });
     expect(upstream.requests).toHaveLength(2);
   });
 
-  it('500 is not retried: it is not a transient gateway-side failure', async () => {
+  it('500 is not retried: it is not a transient gateway-side failure', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 500, body: '' }));
-    await fault(KEYS_QUERY, 'UPSTREAM_ERROR');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(upstream.requests).toHaveLength(1);
   });
 
-  it('a PATCH answered 503 is never retried', async () => {
+  it('a PATCH answered 503 is never retried', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 503, body: '' }));
-    await fault(UPDATE_CATEGORY, 'UPSTREAM_ERROR');
+    await fault({ gateway, upstream }, UPDATE_CATEGORY, 'UPSTREAM_ERROR');
     expect(upstream.requests.map((r) => r.method)).toEqual(['PATCH']);
   });
 
-  it('Retry-After within the cap is honoured; one beyond the cap is not waited for', async () => {
+  it('Retry-After within the cap is honoured; one beyond the cap is not waited for', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) }));
     expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
 
     upstream.requests.length = 0;
     upstream.answer(() => ({ status: 503, headers: { 'retry-after': '120' }, body: '' }));
-    await fault(KEYS_QUERY, 'UPSTREAM_ERROR');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(upstream.requests).toHaveLength(1);
   });
 
-  it('an HTML error page is UPSTREAM_ERROR with a generic message, never the HTML', async () => {
+  it('an HTML error page is UPSTREAM_ERROR with a generic message, never the HTML', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 500, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>500 Internal Server Error</h1><p>at Server.handle (/srv/app.js:1:2)</p></body></html>' }));
-    const answer = await fault(KEYS_QUERY, 'UPSTREAM_ERROR');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(answer.body.errors![0]!.message).toBe('The upstream service answered with HTTP status 500.');
     expect(answer.body.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 500 } });
     await expectStillServing(gateway, upstream);
   });
 
-  it('an HTML page with status 200 is UPSTREAM_BAD_RESPONSE', async () => {
+  it('an HTML page with status 200 is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Welcome to nginx!</body></html>' }));
-    await fault(KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
   });
 });
 
 describe('connection resets', () => {
-  it('a reset before the answer is retried for a GET, then UPSTREAM_UNAVAILABLE', async () => {
+  it('a reset before the answer is retried for a GET, then UPSTREAM_UNAVAILABLE', async ({ gateway, upstream }) => {
     upstream.answer(() => resetSocket);
-    await fault(KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
     expect(upstream.requests).toHaveLength(3);
     await expectStillServing(gateway, upstream);
   });
 
-  it('a GET reset once and then answered succeeds', async () => {
+  it('a GET reset once and then answered succeeds', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(keys(1, 2)) }));
     expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
   });
 
-  it('a PATCH reset before the answer is sent once only and is UPSTREAM_UNAVAILABLE', async () => {
+  it('a PATCH reset before the answer is sent once only and is UPSTREAM_UNAVAILABLE', async ({ gateway, upstream }) => {
     upstream.answer(() => resetSocket);
-    await fault(UPDATE_CATEGORY, 'UPSTREAM_UNAVAILABLE');
+    await fault({ gateway, upstream }, UPDATE_CATEGORY, 'UPSTREAM_UNAVAILABLE');
     expect(upstream.requests.map((r) => r.method)).toEqual(['PATCH']);
     await expectStillServing(gateway, upstream);
   });
 
-  it('a reset in the middle of a chunked body is UPSTREAM_UNAVAILABLE', async () => {
+  it('a reset in the middle of a chunked body is UPSTREAM_UNAVAILABLE', async ({ gateway, upstream }) => {
     upstream.answer(() => (res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"success":true,"result":[{"id":"k1"');
       setTimeout(() => res.socket?.destroy(), 20);
     });
-    await fault(KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
     await expectStillServing(gateway, upstream);
   });
 
-  it('a reset in the middle of a body with Content-Length is resumed only with a Range request, refused here: UPSTREAM_UNAVAILABLE', async () => {
+  it('a reset in the middle of a body with Content-Length is resumed only with a Range request, refused here: UPSTREAM_UNAVAILABLE', async ({ gateway, upstream }) => {
     upstream.answer(() => (res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000' });
       res.write('{"success":true,"result":[{"id":"k1"');
       setTimeout(() => res.socket?.destroy(), 20);
     });
-    await fault(KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_UNAVAILABLE');
     // undici may try to fetch the missing bytes with a Range header; this upstream ignores ranges, so nothing is glued together.
     expect(upstream.requests.map((r) => r.headers.range)).toEqual([undefined, 'bytes=36-1999']);
     await expectStillServing(gateway, upstream);
@@ -179,16 +174,16 @@ describe('connection resets', () => {
 });
 
 describe('bodies the gateway cannot read', () => {
-  it('truncated JSON with status 200 is UPSTREAM_BAD_RESPONSE', async () => {
+  it('truncated JSON with status 200 is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: '{"success":true,"result":[{"id":"k1","name":"Ke' }));
-    const answer = await fault(KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body.errors![0]!.message).toBe('The upstream service sent a response the gateway cannot read: the body is not JSON.');
     await expectStillServing(gateway, upstream);
   });
 
-  it('a record that does not fit the schema is UPSTREAM_BAD_RESPONSE at that field, not an internal error', async () => {
+  it('a record that does not fit the schema is UPSTREAM_BAD_RESPONSE at that field, not an internal error', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([{ ...keys(1, 1)[0], name: null, permissions: 'all' }]) }));
-    const answer = await fault('{ apiKeys(first: 1) { nodes { id permissions } } }', 'UPSTREAM_BAD_RESPONSE');
+    const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 1) { nodes { id permissions } } }', 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
@@ -202,9 +197,9 @@ describe('bodies the gateway cannot read', () => {
     });
   });
 
-  it('an empty body on 401 is UNAUTHENTICATED', async () => {
+  it('an empty body on 401 is UNAUTHENTICATED', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 401, body: '' }));
-    const answer = await fault(KEYS_QUERY, 'UNAUTHENTICATED');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UNAUTHENTICATED');
     expect(answer.body.errors![0]).toMatchObject({
       message: 'The upstream service answered with HTTP status 401.',
       extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } },
@@ -212,15 +207,15 @@ describe('bodies the gateway cannot read', () => {
     expect(upstream.requests).toHaveLength(1);
   });
 
-  it('a body declared larger than UPSTREAM_MAX_BYTES is refused as UPSTREAM_BAD_RESPONSE', async () => {
+  it('a body declared larger than UPSTREAM_MAX_BYTES is refused as UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
     const huge = JSON.stringify(envelope(keys(1, 2, () => 'x'.repeat(MAX_BYTES))));
     upstream.answer(() => ({ body: huge }));
-    const answer = await fault(KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
+    const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body.errors![0]!.message).toBe(`The upstream service sent a response the gateway cannot read: the body is larger than ${MAX_BYTES} bytes.`);
     await expectStillServing(gateway, upstream);
   });
 
-  it('an endless chunked body is cut off after UPSTREAM_MAX_BYTES, not buffered whole', async () => {
+  it('an endless chunked body is cut off after UPSTREAM_MAX_BYTES, not buffered whole', async ({ gateway, upstream }) => {
     let written = 0;
     const ended = new Promise<void>((resolve) => {
       upstream.answer(() => (res) => {
@@ -234,7 +229,7 @@ describe('bodies the gateway cannot read', () => {
         pump();
       });
     });
-    await fault(KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
+    await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
     await ended;
     // The gateway hung up long before the 4 MiB this upstream was ready to send (socket buffers hold some).
     expect(written).toBeLessThan(64 * MAX_BYTES);
@@ -244,10 +239,10 @@ describe('bodies the gateway cannot read', () => {
 
 describe('redirects', () => {
   for (const status of [301, 302, 307, 308]) {
-    it(`a ${status} to another host is UPSTREAM_ERROR and that host receives nothing`, async () => {
+    it(`a ${status} to another host is UPSTREAM_ERROR and that host receives nothing`, async ({ gateway, upstream, elsewhere }) => {
       elsewhere.requests.length = 0;
       upstream.answer(() => ({ status, headers: { location: `${elsewhere.url}/api_keys?limit=2` }, body: '' }));
-      const answer = await fault(KEYS_QUERY, 'UPSTREAM_ERROR');
+      const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
       expect(answer.body.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status } });
       expect(JSON.stringify(answer.body)).not.toContain(new URL(elsewhere.url).host);
       expect(upstream.requests).toHaveLength(1);
@@ -257,7 +252,7 @@ describe('redirects', () => {
 });
 
 describe('links to another host', () => {
-  it('a next-page link to another host only lends its cursor: the next page is fetched from UPSTREAM_URL', async () => {
+  it('a next-page link to another host only lends its cursor: the next page is fetched from UPSTREAM_URL', async ({ gateway, upstream, elsewhere }) => {
     elsewhere.requests.length = 0;
     upstream.answer((request) =>
       request.query.cursor === undefined
@@ -275,28 +270,25 @@ describe('links to another host', () => {
 });
 
 describe('deadline and cancellation', () => {
-  it('REQUEST_DEADLINE_MS bounds a chained connection: pages stop once the deadline is used up', async () => {
-    const chained = await startGateway({
+  it('REQUEST_DEADLINE_MS bounds a chained connection: pages stop once the deadline is used up', async ({ upstream, start }) => {
+    const chained = await start.gateway({
       upstreamUrl: new URL(upstream.url),
       upstreamTimeoutMs: 10_000,
-      limits: { requestDeadlineMs: 500, breakerMinCalls: 10_000 },
+      requestDeadlineMs: 500,
+      breakerMinCalls: 10_000,
     });
-    try {
-      // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
-      upstream.answer((request) => ({
-        body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), { next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}` }),
-        delayMs: 200,
-      }));
-      const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });
-      expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
-      expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');
-      expect(upstream.requests.length).toBeLessThan(4);
-    } finally {
-      await chained.close();
-    }
+    // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
+    upstream.answer((request) => ({
+      body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), { next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}` }),
+      delayMs: 200,
+    }));
+    const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });
+    expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
+    expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');
+    expect(upstream.requests.length).toBeLessThan(4);
   });
 
-  it('a caller that disconnects cancels its upstream request', async () => {
+  it('a caller that disconnects cancels its upstream request', async ({ gateway, upstream }) => {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
     let received!: () => void;

@@ -1,43 +1,35 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../src/paging.js';
+import { describe, expect } from 'vitest';
+import { encodeCursor } from '../../src/upstream/paging.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
 import { auth, codes, keys } from './harness.js';
 
 /** Limits on what one request may ask for, each answered before the upstream is bothered. */
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-let production: RunningGateway;
-
 /** Pages of 25 keys for as long as asked, each pointing to the next. */
-const endlessPages = () =>
+const endlessPages = (upstream: RecordingUpstream) =>
   upstream.answer((request) => {
     const at = Number(request.query.cursor ?? 0);
     return { body: envelope(keys(at + 1, Number(request.query.limit)), { next: `/v2/api_keys?cursor=${at + Number(request.query.limit)}` }) };
   });
 
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  gateway = await startGateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 1_000 });
-  production = await startGateway({
-    upstreamUrl: new URL(upstream.url),
-    upstreamTimeoutMs: 1_000,
-    graphiql: false,
-    limits: { introspection: false, fieldSuggestions: false },
-  });
-});
-afterAll(async () => {
-  await gateway.close();
-  await production.close();
-  await upstream.close();
-});
-beforeEach(() => {
+const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
+  'production',
+  { scope: 'file' },
+  async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
+    // The switches NODE_ENV=production turns off, over the same upstream.
+    const production = await startGateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 1_000, graphiql: false, introspection: false, fieldSuggestions: false });
+    onCleanup(() => production.close());
+    return production;
+  },
+);
+it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;
-  endlessPages();
+  endlessPages(upstream);
 });
 
 describe('MAX_UPSTREAM_CALLS (default 10)', () => {
-  it('rejects aliases x pages over the budget before sending a single upstream request', async () => {
+  it('rejects aliases x pages over the budget before sending a single upstream request', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(
       '{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 99) { nodes { id } } c: apiKeys(first: 98) { nodes { id } } }',
       { headers: auth },
@@ -55,7 +47,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('counts identical reads once, as they are sent once, and the skipped head of a resumed page', async () => {
+  it('counts identical reads once, as they are sent once, and the skipped head of a resumed page', async ({ gateway, upstream }) => {
     const same = await gateway.graphql('{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 100) { nodes { id } } c: apiKeys(first: 100) { nodes { id } } }', {
       headers: auth,
     });
@@ -72,7 +64,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     expect(upstream.requests).toHaveLength(5);
   });
 
-  it('fields left out by @skip cost nothing; variables are resolved before counting', async () => {
+  it('fields left out by @skip cost nothing; variables are resolved before counting', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(
       'query($n: Int!, $skip: Boolean!) { a: apiKeys(first: $n) { nodes { id } } b: apiKeys(first: 99) @skip(if: $skip) { nodes { id } } c: apiKeys(first: 98) @skip(if: $skip) { nodes { id } } }',
       { headers: auth, variables: { n: 100, skip: true } },
@@ -89,7 +81,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('stops at the budget when the upstream pages smaller than asked, so the estimate falls short', async () => {
+  it('stops at the budget when the upstream pages smaller than asked, so the estimate falls short', async ({ gateway, upstream }) => {
     // One record per page: first 100 would take 100 requests.
     upstream.answer((request) => {
       const at = Number(request.query.cursor ?? 0);
@@ -110,7 +102,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     expect(upstream.requests).toHaveLength(10);
   });
 
-  it('counts every mutation: writes are never deduplicated', async () => {
+  it('counts every mutation: writes are never deduplicated', async ({ gateway, upstream }) => {
     upstream.answer((request) => ({ body: envelope({ id: 'cat_1', name: (request.body as { name: string }).name, value: 'v', ...keys(1, 1)[0] }) }));
     const fields = Array.from({ length: 11 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_1", name: "N" }) { category { name } }`).join(' ');
     const answer = await gateway.graphql(`mutation { ${fields} }`, { headers: auth });
@@ -120,7 +112,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
 });
 
 describe('graphql-armor limits', () => {
-  const rejected = async (query: string, limit: string, max: number) => {
+  const rejected = async ({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, limit: string, max: number) => {
     const answer = await gateway.graphql(query, { headers: auth });
     expect(answer.status).toBe(400);
     expect(answer.body.data).toBeUndefined();
@@ -130,42 +122,42 @@ describe('graphql-armor limits', () => {
     return answer.body.errors![0]!.message as string;
   };
 
-  it('depth over MAX_DEPTH (8)', async () => {
+  it('depth over MAX_DEPTH (8)', async ({ gateway, upstream }) => {
     const deep = '{ apiKeys { edges { node { id } } pageInfo { endCursor } } }';
     expect((await gateway.graphql(deep, { headers: auth })).body.errors).toBeUndefined();
     upstream.requests.length = 0;
     const nested = 'query { ...A } fragment A on Query { apiKeys { edges { node { ... on ApiKey { ... on AuditedRecord { ... on ApiKey { ... on ApiKey { ... on ApiKey { ... on ApiKey { id } } } } } } } } } }';
-    expect(await rejected(nested, 'depth', 8)).toMatch(/depth limit of 8/i);
+    expect(await rejected({ gateway, upstream }, nested, 'depth', 8)).toMatch(/depth limit of 8/i);
   });
 
-  it('aliases over MAX_ALIASES (15)', async () => {
+  it('aliases over MAX_ALIASES (15)', async ({ gateway, upstream }) => {
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: apiKeys(first: 0) { __typename }`).join(' ');
-    expect(await rejected(`{ ${aliases} }`, 'aliases', 15)).toMatch(/aliases limit of 15/i);
+    expect(await rejected({ gateway, upstream }, `{ ${aliases} }`, 'aliases', 15)).toMatch(/aliases limit of 15/i);
   });
 
-  it('tokens over MAX_TOKENS (1000)', async () => {
+  it('tokens over MAX_TOKENS (1000)', async ({ gateway, upstream }) => {
     const many = Array.from({ length: 1_001 }, () => '__typename').join(' ');
-    expect(await rejected(`{ ${many} }`, 'tokens', 1000)).toMatch(/token limit of 1000/i);
+    expect(await rejected({ gateway, upstream }, `{ ${many} }`, 'tokens', 1000)).toMatch(/token limit of 1000/i);
   });
 
-  it('directives over MAX_DIRECTIVES (10)', async () => {
-    expect(await rejected(`{ ${'__typename @include(if: true) '.repeat(11)}}`, 'directives', 10)).toMatch(/directives limit of 10/i);
+  it('directives over MAX_DIRECTIVES (10)', async ({ gateway, upstream }) => {
+    expect(await rejected({ gateway, upstream }, `{ ${'__typename @include(if: true) '.repeat(11)}}`, 'directives', 10)).toMatch(/directives limit of 10/i);
   });
 
   const everything = 'edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id name type permissions createdBy createdTime updatedBy updatedTime } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 
-  it('cost over MAX_COST (20000): graphql-armor weighs a list by its `first`', async () => {
+  it('cost over MAX_COST (20000): graphql-armor weighs a list by its `first`', async ({ gateway, upstream }) => {
     // The largest single field (first: 100, every field) is well under the limit...
     expect((await gateway.graphql(`{ apiKeys(first: 100) { ${everything} } }`, { headers: auth })).body.errors).toBeUndefined();
     upstream.requests.length = 0;
     // ...three of them are not, though identical reads would cost only 4 upstream requests.
     const three = ['a', 'b', 'c'].map((alias) => `${alias}: apiKeys(first: 100) { ${everything} }`).join(' ');
-    expect(await rejected(`{ ${three} }`, 'cost', 20000)).toMatch(/^Query Cost limit of 20000 exceeded, found \d+/);
+    expect(await rejected({ gateway, upstream }, `{ ${three} }`, 'cost', 20000)).toMatch(/^Query Cost limit of 20000 exceeded, found \d+/);
   });
 });
 
 describe('production switches', () => {
-  it('introspection answers by default and is refused when INTROSPECTION=false', async () => {
+  it('introspection answers by default and is refused when INTROSPECTION=false', async ({ gateway, production }) => {
     const open = await gateway.graphql('{ __schema { queryType { name } } }');
     expect(open.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     const closed = await production.graphql('{ __schema { queryType { name } } }');
@@ -174,14 +166,14 @@ describe('production switches', () => {
     expect(JSON.stringify(closed.body.errors)).toMatch(/introspection/i);
   });
 
-  it('field suggestions are masked when FIELD_SUGGESTIONS=false', async () => {
+  it('field suggestions are masked when FIELD_SUGGESTIONS=false', async ({ gateway, production }) => {
     const dev = await gateway.graphql('{ apiKey { id } }', { headers: auth });
     expect(dev.body.errors![0]!.message).toBe('Cannot query field "apiKey" on type "Query". Did you mean "apiKeys"?');
     const prod = await production.graphql('{ apiKey { id } }', { headers: auth });
     expect(prod.body.errors![0]!.message).toBe('Cannot query field "apiKey" on type "Query". [Suggestion hidden]');
   });
 
-  it('GraphiQL is served to browsers unless switched off', async () => {
+  it('GraphiQL is served to browsers unless switched off', async ({ gateway, production }) => {
     const page = await fetch(gateway.url, { headers: { accept: 'text/html' } });
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     await page.text();
@@ -194,7 +186,7 @@ describe('production switches', () => {
 describe('CSRF prevention', () => {
   const query = encodeURIComponent('{ __typename }');
 
-  it('a GET without the x-graphql-yoga-csrf header is refused with 403; with it, it runs', async () => {
+  it('a GET without the x-graphql-yoga-csrf header is refused with 403; with it, it runs', async ({ gateway }) => {
     const bare = await fetch(`${gateway.url}?query=${query}`, { headers: { accept: 'application/json' } });
     expect(bare.status).toBe(403);
     expect(JSON.stringify(await bare.json())).toContain('Required CSRF header(s) not present');
@@ -203,7 +195,7 @@ describe('CSRF prevention', () => {
     expect(await marked.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
-  it('a form or text/plain POST (no preflight in browsers) is refused before anything runs', async () => {
+  it('a form or text/plain POST (no preflight in browsers) is refused before anything runs', async ({ gateway, upstream }) => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
       const simple = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': type, ...auth }, body: JSON.stringify({ query: '{ apiKeys { nodes { id } } }' }) });
       expect(simple.status).toBe(403);
@@ -214,7 +206,7 @@ describe('CSRF prevention', () => {
 });
 
 describe('HTTP batching', () => {
-  it('is off: an array of operations is refused before anything runs', async () => {
+  it('is off: an array of operations is refused before anything runs', async ({ gateway, upstream }) => {
     const response = await fetch(gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...auth },
@@ -227,7 +219,7 @@ describe('HTTP batching', () => {
 });
 
 describe('request body size (src/http.ts, MAX_BODY_BYTES)', () => {
-  it('a body over the limit is answered 413 PAYLOAD_TOO_LARGE and nothing runs', async () => {
+  it('a body over the limit is answered 413 PAYLOAD_TOO_LARGE and nothing runs', async ({ upstream }) => {
     const small = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: 1024 });
     try {
       const answer = await small.graphql(`{ apiKeys { nodes { id } } } # ${'x'.repeat(2048)}`, { headers: auth });

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GraphQLAnswer, type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
-import { encodeCursor } from '../../src/paging.js';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+import { encodeCursor } from '../../src/upstream/paging.js';
 import { DOCUMENTED_CODES, auth, expectNoLeak, keys } from './harness.js';
 
 /**
@@ -14,34 +15,25 @@ import { DOCUMENTED_CODES, auth, expectNoLeak, keys } from './harness.js';
 /** Codes graphql-yoga itself gives to requests it cannot parse or validate. */
 const YOGA_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
+const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000, upstreamRetries: 0, breakerMinCalls: 1_000_000 });
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
-beforeAll(async () => {
+beforeAll(() => {
   process.on('unhandledRejection', onUnhandled);
-  upstream = await startRecordingUpstream();
-  gateway = await startGateway({
-    upstreamUrl: new URL(upstream.url),
-    upstreamTimeoutMs: 1_000,
-    limits: { upstreamRetries: 0, breakerMinCalls: 1_000_000 },
-  });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
+afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
   expect(unhandled).toEqual([]);
 });
-beforeEach(() => {
+it.beforeEach(({ upstream }) => {
   seen.clear();
   upstream.requests.length = 0;
   upstream.answer(() => ({ body: envelope(keys(1, 3)) }));
 });
 
 /** POSTs a raw body, so that malformed JSON can be sent too. */
-async function post(body: string, contentType = 'application/json'): Promise<GraphQLAnswer> {
+async function post(gateway: RunningGateway, body: string, contentType = 'application/json'): Promise<GraphQLAnswer> {
   const response = await fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': contentType, accept: 'application/graphql-response+json', ...auth },
@@ -60,7 +52,7 @@ async function post(body: string, contentType = 'application/json'): Promise<Gra
 /** Every code seen, so each property can prove its generator reached the cases it claims to cover. */
 const seen = new Set<string>();
 
-function expectWellFormed(answer: GraphQLAnswer, clientFault: boolean): void {
+function expectWellFormed(upstream: RecordingUpstream, answer: GraphQLAnswer, clientFault: boolean): void {
   if (clientFault) expect(answer.status).toBeLessThan(500);
   expect(answer.body.data !== undefined || (answer.body.errors?.length ?? 0) > 0).toBe(true);
   if (answer.body.data && !answer.body.errors) seen.add('data');
@@ -113,17 +105,17 @@ const documents = fc.oneof(
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 
 describe('hostile clients', () => {
-  it('random documents never get a 5xx or an undocumented code', async () => {
+  it('random documents never get a 5xx or an undocumented code', async ({ gateway, upstream }) => {
     await fc.assert(
       fc.asyncProperty(documents, fc.option(fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 4 })), async (query, variables) => {
-        expectWellFormed(await post(JSON.stringify({ query, variables })), true);
+        expectWellFormed(upstream, await post(gateway, JSON.stringify({ query, variables })), true);
       }),
       { numRuns: 100 },
     );
     expect([...seen]).toEqual(expect.arrayContaining(['data', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']));
   });
 
-  it('random variables for real operations never get a 5xx, and never reach the upstream unchecked', async () => {
+  it('random variables for real operations never get a 5xx, and never reach the upstream unchecked', async ({ gateway, upstream }) => {
     const operations = [
       'query($first: Int, $after: String) { apiKeys(first: $first, after: $after) { nodes { id } } }',
       'mutation($input: UpdateCategoryInput!) { updateCategory(input: $input) { category { id } } }',
@@ -147,7 +139,7 @@ describe('hostile clients', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...operations), variables, async (query, vars) => {
         upstream.requests.length = 0;
-        expectWellFormed(await post(JSON.stringify({ query, variables: vars })), true);
+        expectWellFormed(upstream, await post(gateway, JSON.stringify({ query, variables: vars })), true);
         for (const request of upstream.requests) {
           expect(request.path).toMatch(/^\/v2\/(api_keys|categories\/[^/]+|videos\/[^/]+\/hotspots\/[^/]+|folders)$/);
           expect(request.headers.authorization).toBe(auth.authorization);
@@ -158,7 +150,7 @@ describe('hostile clients', () => {
     expect([...seen]).toEqual(expect.arrayContaining(['data', 'BAD_USER_INPUT']));
   });
 
-  it('random raw bodies and content types never get a 5xx', async () => {
+  it('random raw bodies and content types never get a 5xx', async ({ gateway }) => {
     const bodies = fc.oneof(fc.string({ maxLength: 300 }), anyJson.map((v) => JSON.stringify(v)), fc.constant(''));
     const types = fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x');
     await fc.assert(
@@ -173,7 +165,7 @@ describe('hostile clients', () => {
 });
 
 describe('hostile upstream', () => {
-  it('random upstream answers become documented errors or data, never a 5xx from the gateway', async () => {
+  it('random upstream answers become documented errors or data, never a 5xx from the gateway', async ({ gateway, upstream }) => {
     const answers = fc.record({
       status: fc.oneof(fc.constantFrom(200, 201, 204, 301, 302, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503), fc.integer({ min: 200, max: 599 })),
       contentType: fc.constantFrom('application/json', 'text/html', 'text/plain', ''),
@@ -196,9 +188,9 @@ describe('hostile upstream', () => {
           headers: { 'content-type': answer.contentType, ...(answer.retryAfter === null ? {} : { 'retry-after': answer.retryAfter }) },
           body: answer.body,
         }));
-        const result = await post(JSON.stringify({ query }));
+        const result = await post(gateway, JSON.stringify({ query }));
         expect(result.status).toBe(200);
-        expectWellFormed(result, false);
+        expectWellFormed(upstream, result, false);
       }),
       { numRuns: 100 },
     );

@@ -2,9 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Pool } from 'undici';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
 import { audit, auth, keys } from './harness.js';
 
 /**
@@ -28,29 +29,18 @@ const SOCKET_MARGIN = 2 * CONCURRENCY;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-let upstream: RecordingUpstream;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  // The gateway forwards x-request-id, so the upstream reads from it how to misbehave.
-  upstream = await startRecordingUpstream((request) => {
+// The gateway forwards x-request-id, so the upstream reads from it how to misbehave.
+const it = gatewayOverUpstream(
+  (request) => {
     const kind = String(request.headers['x-request-id']).split('-')[0];
     if (kind === 'fail') return { status: 500, body: { success: false, result: null, errors: [{ message: 'boom' }], links: {} } };
     if (kind === 'slow') return { body: envelope(keys(1, 2)), delayMs: TIMEOUT_MS + 100 };
     if (kind === 'reset') return (res) => res.socket?.destroy();
     if (request.method === 'PATCH') return { body: envelope({ id: 'cat_1', name: 'N', value: 'v', ...audit }) };
     return { body: envelope(keys(1, Number(request.query.limit))) };
-  });
-  gateway = await startGateway({
-    upstreamUrl: new URL(upstream.url),
-    upstreamTimeoutMs: TIMEOUT_MS,
-    limits: { breakerMinCalls: 1_000_000, retryMaxDelayMs: 50 },
-  });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
+  },
+  { upstreamTimeoutMs: TIMEOUT_MS, breakerMinCalls: 1_000_000, upstreamRetryMaxDelayMs: 50 },
+);
 
 const MIX = [
   { weight: 64, kind: 'ok', body: { query: '{ apiKeys(first: 5) { nodes { id name } } }' } },
@@ -62,7 +52,7 @@ const MIX = [
 ];
 const schedule = MIX.flatMap((entry) => Array.from({ length: entry.weight }, () => entry));
 
-async function run(count: number): Promise<Map<string, number>> {
+async function run({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, count: number): Promise<Map<string, number>> {
   const client = new Pool(new URL(gateway.url).origin, { connections: CONCURRENCY });
   const outcomes = new Map<string, number>();
   let next = 0;
@@ -87,7 +77,7 @@ async function run(count: number): Promise<Map<string, number>> {
 }
 
 /** Settles pending timers and sockets, collects garbage, and measures. */
-async function measure() {
+async function measure(upstream: RecordingUpstream) {
   await sleep(300);
   upstream.requests.length = 0;
   gc();
@@ -98,12 +88,12 @@ async function measure() {
   };
 }
 
-it(`serves ${REQUESTS} mixed requests and returns to its baseline heap and sockets`, async () => {
-  await run(500);
-  const before = await measure();
+it(`serves ${REQUESTS} mixed requests and returns to its baseline heap and sockets`, async ({ gateway, upstream }) => {
+  await run({ gateway, upstream }, 500);
+  const before = await measure(upstream);
 
-  const outcomes = await run(REQUESTS);
-  const after = await measure();
+  const outcomes = await run({ gateway, upstream }, REQUESTS);
+  const after = await measure(upstream);
 
   const total = (prefix: string) => [...outcomes].filter(([key]) => key.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
   // Every request answered with the documented outcome for its kind.

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultSettings } from '../../src/config/settings.js';
 import { type GatewayOptions, createGateway } from '../../src/gateway.js';
-import { DEFAULT_MAX_BODY_BYTES, createHttpServer } from '../../src/http.js';
+import { createHttpServer } from '../../src/server/http-server.js';
 
 export interface RunningGateway {
   /** http://127.0.0.1:PORT/graphql */
@@ -18,10 +19,14 @@ export interface GraphQLAnswer {
   body: { data?: Record<string, unknown> | null; errors?: Array<Record<string, unknown>> };
 }
 
-/** Starts the real gateway on an ephemeral loopback port. */
-export async function startGateway(options: GatewayOptions & { maxBodyBytes?: number }): Promise<RunningGateway> {
-  const gateway = createGateway(options);
-  const server = createHttpServer(gateway.yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
+/**
+ * Starts the real gateway behind the real HTTP front, as src/main.ts does, on an ephemeral loopback
+ * port. Settings not given take their defaults, except CORS: no allow-list unless the test gives
+ * one, since the development default (any origin) would hide what the CORS tests look for.
+ */
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const gateway = createGateway({ corsOrigins: [], ...options });
+  const server = createHttpServer(gateway.yoga, { maxBodyBytes: options.maxBodyBytes ?? defaultSettings().maxBodyBytes });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   return {

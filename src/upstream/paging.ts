@@ -1,5 +1,5 @@
-import { badUserInput } from './errors.js';
-import { upstreamBadResponse } from './upstream/errors.js';
+import { badUserInput } from '../errors.js';
+import { upstreamBadResponse } from './errors.js';
 
 /** The upstream's largest page (`limit` 1-25). */
 export const UPSTREAM_MAX_PAGE = 25;

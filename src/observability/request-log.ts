@@ -1,5 +1,6 @@
-import type { Logger } from '../logger.js';
+import { ErrorCode, UPSTREAM_FAULTS } from '../errors.js';
 import type { UpstreamCall } from '../upstream/client.js';
+import type { Logger } from './logger.js';
 import type { RequestSummary } from './request-summary.js';
 
 /** One line per GraphQL request; the level says whether an operator has anything to look at. */
@@ -41,8 +42,8 @@ export function logUpstreamCall(logger: Logger): (call: UpstreamCall) => void {
 
 /** A gateway fault is an error, an upstream fault a warning; the caller's own mistakes are routine. */
 function levelOf({ errorCodes }: RequestSummary): 'error' | 'warn' | 'info' {
-  if (errorCodes.includes('INTERNAL_SERVER_ERROR')) return 'error';
-  if (errorCodes.some((code) => code.startsWith('UPSTREAM_'))) return 'warn';
+  if (errorCodes.includes(ErrorCode.INTERNAL_SERVER_ERROR)) return 'error';
+  if (errorCodes.some((code) => UPSTREAM_FAULTS.has(code))) return 'warn';
   return 'info';
 }
 

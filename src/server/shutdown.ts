@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface ShutdownOptions {
   server: Server;

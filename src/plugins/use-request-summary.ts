@@ -1,25 +1,9 @@
-import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
+import { type ExecutionResult, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { CallerContext } from '../context.js';
-import { requestIdOf } from '../request-id.js';
-
-export type Outcome = 'ok' | 'partial' | 'error';
-
-/** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
-export interface RequestSummary {
-  requestId: string;
-  /** The operation's own name, or undefined for an anonymous or unparsable one. */
-  operationName: string | undefined;
-  operationType: 'query' | 'mutation' | 'subscription' | undefined;
-  /** HTTP status of the response. */
-  status: number;
-  durationMs: number;
-  upstreamCalls: number;
-  /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
-  outcome: Outcome;
-  /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
-  errorCodes: string[];
-}
+import { codeOf } from '../errors.js';
+import { requestIdOf } from '../observability/request-id.js';
+import type { RequestSummary } from '../observability/request-summary.js';
 
 interface Tracked {
   started: number;
@@ -34,7 +18,7 @@ interface Tracked {
  * Calls `listener` once per request to the GraphQL endpoint, after its response is ready. The
  * record is keyed by the Request itself, so it lives exactly as long as the request.
  */
-export function onGraphQLRequestDone(listener: (summary: RequestSummary) => void): Plugin {
+export function useRequestSummary(listener: (summary: RequestSummary) => void): Plugin {
   const records = new WeakMap<Request, Tracked>();
   return {
     onRequestParse: ({ request }) => {
@@ -82,9 +66,4 @@ export function onGraphQLRequestDone(listener: (summary: RequestSummary) => void
       });
     },
   };
-}
-
-function codeOf(error: GraphQLError | { extensions?: { code?: unknown } }): string {
-  const code = error.extensions?.code;
-  return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
 }

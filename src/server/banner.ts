@@ -1,8 +1,8 @@
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface Announcement {
-  config: Config;
+  config: Settings;
   port: number;
   /** The embedded sandbox's token, when the gateway forwards to it. */
   sandboxToken: string | undefined;

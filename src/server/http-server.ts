@@ -1,22 +1,16 @@
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import { Readable } from 'node:stream';
-import { ErrorCode } from './errors.js';
+import type { Settings } from '../config/settings.js';
+import { ErrorCode } from '../errors.js';
 
-/** Largest request body accepted unless MAX_BODY_BYTES says otherwise: the upstream's own limit. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-export interface HttpFrontOptions {
-  /** Largest request body in bytes; a larger one is answered 413 before Yoga sees it. */
-  maxBodyBytes: number;
-}
 
 /**
  * The node:http server in front of the Yoga handler. It enforces the body limit here, where it
  * is cheap: a declared Content-Length is checked before a byte is read, and only a chunked body
  * (no Content-Length) is counted as it arrives. Yoga's own limit is switched off (see
- * `maxRequestBodySize` in gateway.ts) because it pipes every body through an extra stream.
+ * `maxRequestBodySize` in src/gateway.ts) because it pipes every body through an extra stream.
  */
-export function createHttpServer(handler: RequestListener, { maxBodyBytes }: HttpFrontOptions): Server {
+export function createHttpServer(handler: RequestListener, { maxBodyBytes }: Pick<Settings, 'maxBodyBytes'>): Server {
   return createServer((req, res) => {
     const declared = req.headers['content-length'];
     // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { serveMetricsToWorkers } from './cluster-metrics.js';
-import type { Logger } from './logger.js';
+import { serveMetricsToWorkers } from '../observability/cluster-metrics.js';
+import type { Logger } from '../observability/logger.js';
 
 /** Set by the primary for its workers: the address of the sandbox it serves to all of them. */
 export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';

@@ -1,0 +1,25 @@
+import { SETTINGS, type Settings, defaultSettings } from './settings.js';
+
+export class ConfigError extends Error {}
+
+/** The names of every environment variable the gateway reads. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).map((spec) => spec.env);
+
+/**
+ * Reads every setting from the environment. An unset variable takes its default; a set one must
+ * parse, and an empty one is an error too (an empty ConfigMap value is a mistake, not "unset").
+ * The first bad value throws a ConfigError naming the variable.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(SETTINGS)) {
+    const raw = env[spec.env];
+    if (raw === undefined) continue;
+    if (raw === '') throw new ConfigError(`Invalid configuration: ${spec.env} must not be empty; unset it to take the default.`);
+    const result = spec.parse.safeParse(raw);
+    if (!result.success) throw new ConfigError(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
+    parsed[key] = result.data;
+  }
+  const production = (parsed.production as boolean | undefined) ?? false;
+  return { ...defaultSettings({ production }), ...parsed } as Settings;
+}

@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import { ANY_ORIGIN, bytes, flag, httpUrl, milliseconds, oneOf, originList, text, upstreamBaseUrl, wholeNumber } from './parsers.js';
+
+/** The headings of docs/configuration.md, in order. */
+export const SECTIONS = {
+  server: 'Server',
+  upstream: 'Upstream',
+  limits: 'Operation limits',
+  clients: 'Clients and browsers',
+  operations: 'Logs and traces',
+} as const;
+
+/** What `NODE_ENV` decides; production-dependent defaults are functions of it. */
+export interface Environment {
+  production: boolean;
+}
+
+interface Setting<T, D extends T | undefined> {
+  /** The environment variable. */
+  env: string;
+  /** Parser of the variable's text, with its bounds; its `description` lists the accepted values. */
+  parse: z.ZodType<T, string>;
+  /** The value while the variable is unset. */
+  default: D | ((environment: Environment) => D);
+  /** How the default reads in the docs when the value alone does not say it. */
+  defaultText?: string;
+  /** One line of documentation. */
+  doc: string;
+  section: keyof typeof SECTIONS;
+}
+
+/** Declares one setting; the type parameters check that the default fits the parser. */
+const setting = <T, D extends T | undefined = T>(spec: Setting<T, D>) => spec;
+
+const whenNotProduction = ({ production }: Environment) => !production;
+const NOT_IN_PRODUCTION = '`true`, `false` when `NODE_ENV=production`';
+
+/**
+ * Every setting of the gateway, each declared once: the key is its name in `Settings` (and so in
+ * `GatewayOptions`), the entry its variable, parser, default and documentation. Everything else
+ * is derived from this table: the environment parsing (`loadSettings`), the defaults, the option
+ * types and docs/configuration.md (`npm run docs:write`; a test fails when it is stale).
+ */
+export const SETTINGS = {
+  production: setting({
+    env: 'NODE_ENV',
+    parse: z
+      .string()
+      .transform((value) => value === 'production')
+      .describe('any text; only `production` counts'),
+    default: false,
+    defaultText: 'unset',
+    doc: '`production` writes JSON logs even in a terminal and turns GraphiQL, introspection, field suggestions and the any-origin CORS default off.',
+    section: 'server',
+  }),
+  port: setting({
+    env: 'PORT',
+    parse: wholeNumber(0, 65535, 'a port number'),
+    default: 4000,
+    doc: 'TCP port of `/graphql`, `/health`, `/ready` and `/metrics`; `0` picks a free one.',
+    section: 'server',
+  }),
+  host: setting({ env: 'HOST', parse: text('interface address'), default: '0.0.0.0', doc: 'Interface to listen on.', section: 'server' }),
+  workers: setting({
+    env: 'WORKERS',
+    parse: wholeNumber(1, 64),
+    default: 1,
+    doc: 'Worker processes sharing the port (node:cluster); see docs/operations.md before raising it.',
+    section: 'server',
+  }),
+  shutdownTimeoutMs: setting({
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    parse: milliseconds(0, 600_000),
+    default: 10_000,
+    doc: 'After SIGTERM or SIGINT, how long requests in flight may run before their connections are closed.',
+    section: 'server',
+  }),
+  maxBodyBytes: setting({
+    env: 'MAX_BODY_BYTES',
+    parse: bytes(1, 100 * 1024 * 1024),
+    default: 1024 * 1024,
+    doc: 'Largest request body; a larger one is answered 413 `PAYLOAD_TOO_LARGE` before it is read.',
+    section: 'server',
+  }),
+  compressionMinBytes: setting({
+    env: 'COMPRESSION_MIN_BYTES',
+    parse: bytes(0, 2 ** 31 - 1),
+    default: 1024,
+    doc: 'Smallest answer that is gzipped for callers whose `Accept-Encoding` lists gzip; `0` compresses every answer.',
+    section: 'server',
+  }),
+
+  upstreamUrl: setting({
+    env: 'UPSTREAM_URL',
+    parse: upstreamBaseUrl,
+    default: undefined,
+    defaultText: 'unset: the embedded sandbox',
+    doc: 'Base address of the REST API. It never appears in logs, metrics or answers.',
+    section: 'upstream',
+  }),
+  upstreamTimeoutMs: setting({
+    env: 'UPSTREAM_TIMEOUT_MS',
+    parse: milliseconds(1, 600_000),
+    default: 10_000,
+    doc: 'One upstream call, from connect to the last body byte, retries included.',
+    section: 'upstream',
+  }),
+  requestDeadlineMs: setting({
+    env: 'REQUEST_DEADLINE_MS',
+    parse: milliseconds(1, 600_000),
+    default: 15_000,
+    doc: 'The whole GraphQL operation, all its upstream calls together; each call gets the shorter of its timeout and the time left.',
+    section: 'upstream',
+  }),
+  upstreamMaxBytes: setting({
+    env: 'UPSTREAM_MAX_BYTES',
+    parse: bytes(1024, 1024 * 1024 * 1024),
+    default: 10 * 1024 * 1024,
+    doc: 'Largest upstream response body; a larger one is cut off and answered `UPSTREAM_BAD_RESPONSE`.',
+    section: 'upstream',
+  }),
+  maxUpstreamCalls: setting({
+    env: 'MAX_UPSTREAM_CALLS',
+    parse: wholeNumber(1, 1_000),
+    default: 10,
+    doc: 'Upstream requests one GraphQL operation may cause (aliases × pages), checked before execution and at each call.',
+    section: 'upstream',
+  }),
+  upstreamRetries: setting({
+    env: 'UPSTREAM_RETRIES',
+    parse: wholeNumber(0, 2),
+    default: 2,
+    doc: 'Retries of a failed GET (502, 503, 504 or a connection error); writes are never retried.',
+    section: 'upstream',
+  }),
+  upstreamRetryMaxDelayMs: setting({
+    env: 'UPSTREAM_RETRY_MAX_DELAY_MS',
+    parse: milliseconds(0, 60_000),
+    default: 2_000,
+    doc: 'Longest wait before a retry; a longer `Retry-After` is not waited for.',
+    section: 'upstream',
+  }),
+  breakerErrorPercent: setting({
+    env: 'BREAKER_ERROR_PERCENT',
+    parse: wholeNumber(1, 99),
+    default: 50,
+    doc: 'The circuit opens when more than this share of the calls in the window failed…',
+    section: 'upstream',
+  }),
+  breakerMinCalls: setting({
+    env: 'BREAKER_MIN_CALLS',
+    parse: wholeNumber(1, 10_000),
+    default: 5,
+    doc: '…and the window holds at least this many calls.',
+    section: 'upstream',
+  }),
+  breakerWindowMs: setting({
+    env: 'BREAKER_WINDOW_MS',
+    parse: milliseconds(1_000, 600_000),
+    default: 10_000,
+    doc: 'Length of the circuit breaker’s rolling window.',
+    section: 'upstream',
+  }),
+  breakerResetMs: setting({
+    env: 'BREAKER_RESET_MS',
+    parse: milliseconds(100, 600_000),
+    default: 10_000,
+    doc: 'How long an open circuit refuses calls before it lets one probe through.',
+    section: 'upstream',
+  }),
+
+  maxDepth: setting({ env: 'MAX_DEPTH', parse: wholeNumber(1, 1_000), default: 8, doc: 'Selection depth of an operation.', section: 'limits' }),
+  maxAliases: setting({ env: 'MAX_ALIASES', parse: wholeNumber(0, 1_000), default: 15, doc: 'Aliases in an operation.', section: 'limits' }),
+  maxTokens: setting({
+    env: 'MAX_TOKENS',
+    parse: wholeNumber(10, 1_000_000),
+    default: 1_000,
+    doc: 'Lexical tokens in the document, counted while parsing.',
+    section: 'limits',
+  }),
+  maxDirectives: setting({ env: 'MAX_DIRECTIVES', parse: wholeNumber(0, 1_000), default: 10, doc: 'Directives in an operation.', section: 'limits' }),
+  maxCost: setting({
+    env: 'MAX_COST',
+    parse: wholeNumber(1, 10_000_000),
+    default: 20_000,
+    doc: 'Cost of an operation: 2 per object field, 1 per scalar, × 1.5 per level, × `first` for lists.',
+    section: 'limits',
+  }),
+  introspection: setting({
+    env: 'INTROSPECTION',
+    parse: flag,
+    default: whenNotProduction,
+    defaultText: NOT_IN_PRODUCTION,
+    doc: 'Answer `__schema` and `__type` queries; clients can use `schema.graphql` instead.',
+    section: 'limits',
+  }),
+  fieldSuggestions: setting({
+    env: 'FIELD_SUGGESTIONS',
+    parse: flag,
+    default: whenNotProduction,
+    defaultText: NOT_IN_PRODUCTION,
+    doc: 'Keep graphql-js’ “Did you mean …?” hints; when off they read `[Suggestion hidden]`.',
+    section: 'limits',
+  }),
+
+  graphiql: setting({
+    env: 'GRAPHIQL',
+    parse: flag,
+    default: whenNotProduction,
+    defaultText: NOT_IN_PRODUCTION,
+    doc: 'Serve GraphiQL to browsers on `GET /graphql`, from the gateway’s own assets.',
+    section: 'clients',
+  }),
+  trustedDocuments: setting({
+    env: 'TRUSTED_DOCUMENTS',
+    parse: text('file path'),
+    default: undefined,
+    defaultText: 'unset: any operation runs',
+    doc: 'Persisted-documents manifest; when set, only its operations run, sent by `documentId` (docs/clients.md).',
+    section: 'clients',
+  }),
+  corsOrigins: setting({
+    env: 'CORS_ORIGINS',
+    parse: originList,
+    default: ({ production }) => (production ? [] : [ANY_ORIGIN]),
+    defaultText: '`*`, none when `NODE_ENV=production`',
+    doc: 'Browser origins allowed to call, exact (scheme, host and port), or `*` for any (docs/clients.md).',
+    section: 'clients',
+  }),
+
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'Lowest level written; `debug` adds one line per upstream call.',
+    section: 'operations',
+  }),
+  otlpEndpoint: setting({
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    parse: httpUrl,
+    default: undefined,
+    defaultText: 'unset: tracing off',
+    doc: 'OTLP/HTTP collector base address; spans go to `<endpoint>/v1/traces`. The other `OTEL_EXPORTER_OTLP_*` variables are honoured too.',
+    section: 'operations',
+  }),
+  serviceName: setting({
+    env: 'OTEL_SERVICE_NAME',
+    parse: text('any text'),
+    default: 'vms-graphql-gateway',
+    doc: '`service.name` on every span.',
+    section: 'operations',
+  }),
+};
+
+type Table = typeof SETTINGS;
+type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T | undefined : T) : never;
+
+/** Every setting's value, typed from the table. */
+export type Settings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
+
+export type LogLevel = Settings['logLevel'];
+
+/** The value of every setting while no variable is set, in the given environment. */
+export function defaultSettings(environment: Environment = { production: false }): Settings {
+  const entries = Object.entries(SETTINGS).map(([key, spec]) => {
+    const fallback = spec.default as unknown;
+    return [key, typeof fallback === 'function' ? fallback(environment) : fallback];
+  });
+  return { ...Object.fromEntries(entries), production: environment.production } as Settings;
+}

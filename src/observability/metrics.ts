@@ -1,0 +1,91 @@
+import cluster from 'node:cluster';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BreakerState } from '../upstream/breaker.js';
+import type { UpstreamCall } from '../upstream/client.js';
+import { reportToPrimary } from './cluster-metrics.js';
+import type { RequestSummary } from './request-summary.js';
+
+/** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */
+export const MAX_OPERATION_NAMES = 100;
+
+export interface Metrics {
+  registry: Registry;
+  observeRequest(summary: RequestSummary): void;
+  /** For the UpstreamClient's `onCall`. */
+  observeUpstreamCall(call: UpstreamCall): void;
+}
+
+/** What the metrics read of the upstream client at scrape time. */
+export interface UpstreamGaugeSources {
+  /** Socket counts of the keep-alive pool. */
+  readonly stats: { connected: number; pending: number };
+  readonly breakerState: BreakerState;
+}
+
+const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, open: 2 };
+
+/** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  if (cluster.isWorker) reportToPrimary(registry);
+  const operationLabels = ['operation_name', 'operation_type', 'outcome'] as const;
+  const upstreamLabels = ['method', 'route', 'status_class'] as const;
+  const requests = new Counter({ name: 'gateway_graphql_requests_total', help: 'GraphQL requests answered.', labelNames: operationLabels, registers: [registry] });
+  const requestSeconds = new Histogram({ name: 'gateway_graphql_request_duration_seconds', help: 'Time from reading a GraphQL request to its response.', labelNames: operationLabels, registers: [registry] });
+  const calls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Requests sent to the upstream REST API.', labelNames: upstreamLabels, registers: [registry] });
+  const callSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Time from sending an upstream request to its last body byte.', labelNames: upstreamLabels, registers: [registry] });
+
+  const names = new Set<string>();
+  const operationName = ({ operationName: name }: RequestSummary): string => {
+    if (name === undefined) return 'anonymous';
+    if (!/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
+    if (names.has(name)) return name;
+    if (names.size >= MAX_OPERATION_NAMES) return 'other';
+    names.add(name);
+    return name;
+  };
+  return {
+    registry,
+    observeRequest(summary) {
+      const labels = { operation_name: operationName(summary), operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome };
+      requests.inc(labels);
+      requestSeconds.observe(labels, summary.durationMs / 1000);
+    },
+    observeUpstreamCall(call) {
+      const labels = { method: call.method, route: call.route, status_class: call.status === undefined ? 'none' : `${Math.floor(call.status / 100)}xx` };
+      calls.inc(labels);
+      callSeconds.observe(labels, call.durationMs / 1000);
+    },
+  };
+}
+
+/** Gauges of the upstream client's pool and circuit breaker, read at scrape time. */
+export function watchUpstream({ registry }: Metrics, upstream: UpstreamGaugeSources): void {
+  new Gauge({
+    name: 'gateway_upstream_open_connections',
+    help: 'Sockets open to the upstream origin.',
+    registers: [registry],
+    collect() {
+      this.set(upstream.stats.connected);
+    },
+  });
+  new Gauge({
+    name: 'gateway_upstream_pending_requests',
+    help: 'Upstream requests waiting for a free socket.',
+    registers: [registry],
+    collect() {
+      this.set(upstream.stats.pending);
+    },
+  });
+  new Gauge({
+    name: 'gateway_upstream_circuit_state',
+    help: 'Upstream circuit breaker: 0 closed, 1 half-open, 2 open.',
+    registers: [registry],
+    // Across workers the worst state is the one to see.
+    aggregator: 'max',
+    collect() {
+      this.set(CIRCUIT_STATES[upstream.breakerState]);
+    },
+  });
+}

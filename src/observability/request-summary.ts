@@ -1,0 +1,17 @@
+export type Outcome = 'ok' | 'partial' | 'error';
+
+/** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
+export interface RequestSummary {
+  requestId: string;
+  /** The operation's own name, or undefined for an anonymous or unparsable one. */
+  operationName: string | undefined;
+  operationType: 'query' | 'mutation' | 'subscription' | undefined;
+  /** HTTP status of the response. */
+  status: number;
+  durationMs: number;
+  upstreamCalls: number;
+  /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
+  outcome: Outcome;
+  /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
+  errorCodes: string[];
+}

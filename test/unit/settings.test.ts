@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
+import { SETTINGS, defaultSettings } from '../../src/config/settings.js';
+
+/** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
+describe('settings', () => {
+  it('default to the table, with introspection, suggestions, GraphiQL and any origin on outside production', () => {
+    expect(loadSettings({})).toEqual(defaultSettings());
+    expect(defaultSettings()).toEqual({
+      production: false,
+      port: 4000,
+      host: '0.0.0.0',
+      workers: 1,
+      shutdownTimeoutMs: 10_000,
+      maxBodyBytes: 1_048_576,
+      compressionMinBytes: 1024,
+      upstreamUrl: undefined,
+      upstreamTimeoutMs: 10_000,
+      requestDeadlineMs: 15_000,
+      upstreamMaxBytes: 10_485_760,
+      maxUpstreamCalls: 10,
+      upstreamRetries: 2,
+      upstreamRetryMaxDelayMs: 2_000,
+      breakerErrorPercent: 50,
+      breakerMinCalls: 5,
+      breakerWindowMs: 10_000,
+      breakerResetMs: 10_000,
+      maxDepth: 8,
+      maxAliases: 15,
+      maxTokens: 1_000,
+      maxDirectives: 10,
+      maxCost: 20_000,
+      introspection: true,
+      fieldSuggestions: true,
+      graphiql: true,
+      trustedDocuments: undefined,
+      corsOrigins: ['*'],
+      logLevel: 'info',
+      otlpEndpoint: undefined,
+      serviceName: 'vms-graphql-gateway',
+    });
+  });
+
+  it('switch introspection, suggestions, GraphiQL and the any-origin default off under NODE_ENV=production unless set', () => {
+    expect(loadSettings({ NODE_ENV: 'production' })).toMatchObject({ production: true, introspection: false, fieldSuggestions: false, graphiql: false, corsOrigins: [] });
+    expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true' })).toMatchObject({ introspection: true, fieldSuggestions: false });
+  });
+
+  it('read every variable', () => {
+    const env = {
+      NODE_ENV: 'production',
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      WORKERS: '2',
+      SHUTDOWN_TIMEOUT_MS: '5',
+      MAX_BODY_BYTES: '10',
+      COMPRESSION_MIN_BYTES: '0',
+      UPSTREAM_URL: 'https://api.example.com/v2/',
+      UPSTREAM_TIMEOUT_MS: '100',
+      REQUEST_DEADLINE_MS: '1000',
+      UPSTREAM_MAX_BYTES: '2048',
+      MAX_UPSTREAM_CALLS: '3',
+      UPSTREAM_RETRIES: '0',
+      UPSTREAM_RETRY_MAX_DELAY_MS: '5',
+      BREAKER_ERROR_PERCENT: '20',
+      BREAKER_MIN_CALLS: '7',
+      BREAKER_WINDOW_MS: '3000',
+      BREAKER_RESET_MS: '500',
+      MAX_DEPTH: '4',
+      MAX_ALIASES: '2',
+      MAX_TOKENS: '300',
+      MAX_DIRECTIVES: '1',
+      MAX_COST: '99',
+      INTROSPECTION: 'false',
+      FIELD_SUGGESTIONS: 'true',
+      GRAPHIQL: 'true',
+      TRUSTED_DOCUMENTS: 'manifest.json',
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+      LOG_LEVEL: 'debug',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'gw',
+    };
+    expect(Object.keys(env)).toEqual(ENVIRONMENT_VARIABLES);
+    expect(loadSettings(env)).toEqual({
+      production: true,
+      port: 8080,
+      host: '127.0.0.1',
+      workers: 2,
+      shutdownTimeoutMs: 5,
+      maxBodyBytes: 10,
+      compressionMinBytes: 0,
+      upstreamUrl: new URL('https://api.example.com/v2'),
+      upstreamTimeoutMs: 100,
+      requestDeadlineMs: 1000,
+      upstreamMaxBytes: 2048,
+      maxUpstreamCalls: 3,
+      upstreamRetries: 0,
+      upstreamRetryMaxDelayMs: 5,
+      breakerErrorPercent: 20,
+      breakerMinCalls: 7,
+      breakerWindowMs: 3000,
+      breakerResetMs: 500,
+      maxDepth: 4,
+      maxAliases: 2,
+      maxTokens: 300,
+      maxDirectives: 1,
+      maxCost: 99,
+      introspection: false,
+      fieldSuggestions: true,
+      graphiql: true,
+      trustedDocuments: 'manifest.json',
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      logLevel: 'debug',
+      otlpEndpoint: 'http://collector:4318',
+      serviceName: 'gw',
+    });
+  });
+
+  it('refuse a bad value, naming the variable', () => {
+    expect(() => loadSettings({ UPSTREAM_RETRIES: '3' })).toThrow(new ConfigError('Invalid configuration: UPSTREAM_RETRIES must be a whole number from 0 to 2.'));
+    expect(() => loadSettings({ MAX_UPSTREAM_CALLS: 'ten' })).toThrow(new ConfigError('Invalid configuration: MAX_UPSTREAM_CALLS must be a whole number from 1 to 1000.'));
+    expect(() => loadSettings({ INTROSPECTION: 'yes' })).toThrow(new ConfigError('Invalid configuration: INTROSPECTION must be true or false.'));
+    expect(() => loadSettings({ LOG_LEVEL: 'loud' })).toThrow(
+      new ConfigError('Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'),
+    );
+  });
+
+  it.each(ENVIRONMENT_VARIABLES)('refuse %s set to an empty value instead of treating it as unset', (name) => {
+    expect(() => loadSettings({ [name]: '' })).toThrow(new ConfigError(`Invalid configuration: ${name} must not be empty; unset it to take the default.`));
+  });
+
+  it('document every setting in one line and with the accepted values', () => {
+    for (const spec of Object.values(SETTINGS)) {
+      expect(spec.doc, spec.env).toMatch(/^[^\n]+$/);
+      expect(spec.parse.description, spec.env).toBeTruthy();
+    }
+  });
+});
