@@ -20,7 +20,8 @@ import {
  *
  * - `gatewayOverUpstream(script, options)`: one recording upstream and one gateway in front of it,
  *   shared by the tests of a file (`({ gateway, upstream }) => ...`).
- * - `gatewayOverSandbox(options)`: the embedded sandbox and one gateway in front of it, per file.
+ * - `sandboxTest`, `gatewayOverSandbox(options)`: the embedded sandbox, and one gateway in front of
+ *   it, per file.
  * - `test` with `start`: servers made inside one test, closed when that test ends.
  * - `browser` (every test API above): headless Chromium in a fresh profile, per file; see browser.ts.
  */
@@ -88,31 +89,18 @@ export function gatewayOverUpstream(
 		);
 }
 
-/** The embedded sandbox (seeded demo data) and a gateway in front of it, shared by the tests of a file. */
-export function gatewayOverSandbox(
-	options: Omit<GatewayOptions, "upstreamUrl"> = {},
-	sandboxOptions: SandboxOptions = {},
-) {
-	return test
-		.extend(
-			"sandbox",
-			{ scope: "file" },
-			async ({}, { onCleanup }): Promise<Sandbox> => {
-				const sandbox = await startSandbox(sandboxOptions);
-				onCleanup(() => sandbox.close());
-				return sandbox;
-			},
-		)
-		.extend(
-			"gateway",
-			{ scope: "file" },
-			async ({ sandbox }, { onCleanup }): Promise<RunningGateway> => {
-				const gateway = await startGateway({
-					upstreamUrl: new URL(sandbox.url),
-					...options,
-				});
-				onCleanup(() => gateway.close());
-				return gateway;
-			},
-		);
+/** The embedded sandbox (seeded demo data), shared by the tests of a file. */
+export const sandboxTest = test.extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }): Promise<Sandbox> => {
+  const sandbox = await startSandbox();
+  onCleanup(() => sandbox.close());
+  return sandbox;
+});
+
+/** The embedded sandbox and a gateway in front of it, shared by the tests of a file. */
+export function gatewayOverSandbox(options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
+  return sandboxTest.extend('gateway', { scope: 'file' }, async ({ sandbox }, { onCleanup }): Promise<RunningGateway> => {
+    const gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), ...options });
+    onCleanup(() => gateway.close());
+    return gateway;
+  });
 }

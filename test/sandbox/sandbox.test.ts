@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { SANDBOX_TOKEN, startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import { describe, expect } from 'vitest';
+import { SANDBOX_TOKEN, type Sandbox } from '../../src/sandbox/server.js';
+import { sandboxTest } from '../support/fixtures.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SEED = '2025-01-01T00:00:00.000Z';
@@ -26,13 +27,13 @@ interface Response {
   body: any;
 }
 
-async function call(sb: Sandbox, method: string, path: string, options: CallOptions = {}): Promise<Response> {
+async function call(sandbox: Sandbox, method: string, path: string, options: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = {};
-  const auth = options.auth === undefined ? `Bearer ${sb.token}` : options.auth;
+  const auth = options.auth === undefined ? `Bearer ${sandbox.token}` : options.auth;
   if (auth !== null) headers.authorization = auth;
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (payload !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(sb.url + path, { method, headers, body: payload });
+  const res = await fetch(sandbox.url + path, { method, headers, body: payload });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
@@ -52,24 +53,18 @@ function expectFreshAudit(record: any, by: string, since: number): void {
   expect(Date.parse(record.created_time)).toBeLessThanOrEqual(Date.now());
 }
 
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await startSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const it = sandboxTest;
 
 describe('startSandbox', () => {
-  it('exposes a /v2 base URL on loopback and the sandbox token', () => {
-    expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
-    expect(sb.token).toBe(SANDBOX_TOKEN);
+  it('exposes a /v2 base URL on loopback and the sandbox token', ({ sandbox }) => {
+    expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+    expect(sandbox.token).toBe(SANDBOX_TOKEN);
     expect(SANDBOX_TOKEN).toBe('sandbox-token');
   });
 
-  it('answers with JSON, a Content-Length and keep-alive', async () => {
-    const res = await fetch(`${sb.url}/api_keys?limit=1`, {
-      headers: { authorization: `Bearer ${sb.token}` },
+  it('answers with JSON, a Content-Length and keep-alive', async ({ sandbox }) => {
+    const res = await fetch(`${sandbox.url}/api_keys?limit=1`, {
+      headers: { authorization: `Bearer ${sandbox.token}` },
     });
     const text = await res.text();
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -77,31 +72,23 @@ describe('startSandbox', () => {
     expect(res.headers.get('connection')).not.toBe('close');
   });
 
-  it('keeps a separate store per instance', async () => {
-    const other = await startSandbox();
-    try {
-      await call(other, 'PATCH', '/categories/cat_001', { body: { name: 'Changed' } });
-      const mine = await call(sb, 'PATCH', '/categories/cat_001', { body: {} });
-      expect(mine.body.result.name).toBe('Category 1');
-    } finally {
-      await other.close();
-    }
+  it('keeps a separate store per instance', async ({ sandbox, start }) => {
+    const other = await start.sandbox();
+    await call(other, 'PATCH', '/categories/cat_001', { body: { name: 'Changed' } });
+    const mine = await call(sandbox, 'PATCH', '/categories/cat_001', { body: {} });
+    expect(mine.body.result.name).toBe('Category 1');
   });
 
-  it('delays every response by latencyMs', async () => {
-    const slow = await startSandbox({ latencyMs: 150 });
-    try {
-      const started = performance.now();
-      const res = await call(slow, 'GET', '/api_keys', { auth: null });
-      expect(res.status).toBe(401);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(140);
-    } finally {
-      await slow.close();
-    }
+  it('delays every response by latencyMs', async ({ start }) => {
+    const slow = await start.sandbox({ latencyMs: 150 });
+    const started = performance.now();
+    const res = await call(slow, 'GET', '/api_keys', { auth: null });
+    expect(res.status).toBe(401);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
   });
 
-  it('close() resolves promptly despite keep-alive and in-flight requests, and is idempotent', async () => {
-    const temp = await startSandbox({ latencyMs: 3000 });
+  it('close() resolves promptly despite keep-alive and in-flight requests, and is idempotent', async ({ start }) => {
+    const temp = await start.sandbox({ latencyMs: 3000 });
     const pending = fetch(`${temp.url}/api_keys`); // held open by the latency delay
     const outcome = pending.then(
       () => 'answered',
@@ -120,64 +107,64 @@ describe('startSandbox', () => {
 describe('authentication', () => {
   const unauthorized = failure({ code: 'unauthorized', message: 'Missing or invalid bearer token' });
 
-  it.each([
+  it.for<[string, string | null]>([
     ['no header', null],
     ['an empty token', 'Bearer '],
     ['a blank token', 'Bearer    '],
     ['another scheme', 'Basic dXNlcjpwYXNz'],
     ['a bare token', 'sandbox-token'],
-  ])('rejects %s with 401', async (_, auth) => {
-    const res = await call(sb, 'GET', '/api_keys', { auth });
+  ])('rejects %s with 401', async ([_, auth], { sandbox }) => {
+    const res = await call(sandbox, 'GET', '/api_keys', { auth });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     expect(res.body).toEqual(unauthorized);
   });
 
-  it('checks auth before routing', async () => {
-    const res = await call(sb, 'GET', '/nowhere', { auth: null });
+  it('checks auth before routing', async ({ sandbox }) => {
+    const res = await call(sandbox, 'GET', '/nowhere', { auth: null });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(unauthorized);
   });
 
-  it('accepts any non-empty token, case-insensitive scheme', async () => {
-    const res = await call(sb, 'GET', '/api_keys?limit=1', { auth: 'bearer anything' });
+  it('accepts any non-empty token, case-insensitive scheme', async ({ sandbox }) => {
+    const res = await call(sandbox, 'GET', '/api_keys?limit=1', { auth: 'bearer anything' });
     expect(res.status).toBe(200);
   });
 
-  it('maps the sandbox token to usr_owner and other tokens to a sha256-derived id', async () => {
-    const owner = await call(sb, 'POST', '/folders', { body: { name: 'Mine' } });
+  it('maps the sandbox token to usr_owner and other tokens to a sha256-derived id', async ({ sandbox }) => {
+    const owner = await call(sandbox, 'POST', '/folders', { body: { name: 'Mine' } });
     expect(owner.body.result.created_by).toBe('usr_owner');
-    const alice = await call(sb, 'POST', '/folders', { body: { name: 'Hers' }, auth: 'Bearer alice' });
+    const alice = await call(sandbox, 'POST', '/folders', { body: { name: 'Hers' }, auth: 'Bearer alice' });
     expect(alice.body.result.created_by).toBe(callerId('alice'));
     expect(callerId('alice')).toMatch(/^usr_[0-9a-f]{12}$/);
   });
 });
 
 describe('routing', () => {
-  it.each(['/nope', '/api_keys/extra', '/categories/', '/videos/vid_001/hotspots', '/users/%E0%A4%A'])(
+  it.for(['/nope', '/api_keys/extra', '/categories/', '/videos/vid_001/hotspots', '/users/%E0%A4%A'])(
     '404s unknown path /v2%s',
-    async (path) => {
-      const res = await call(sb, 'GET', path);
+    async (path, { sandbox }) => {
+      const res = await call(sandbox, 'GET', path);
       expect(res.status).toBe(404);
       expect(res.body).toEqual(failure({ code: 'not_found', message: `No resource at /v2${path}` }));
     },
   );
 
-  it('404s paths outside /v2', async () => {
-    const res = await fetch(sb.url.replace(/\/v2$/, '/v1/api_keys'), {
+  it('404s paths outside /v2', async ({ sandbox }) => {
+    const res = await fetch(sandbox.url.replace(/\/v2$/, '/v1/api_keys'), {
       headers: { authorization: 'Bearer x' },
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual(failure({ code: 'not_found', message: 'No resource at /v1/api_keys' }));
   });
 
-  it.each([
+  it.for<[string, string, string]>([
     ['GET', '/folders', 'POST'],
     ['DELETE', '/categories/cat_001', 'PATCH'],
     ['POST', '/api_keys', 'GET'],
     ['PUT', '/videos/vid_001/hotspots/hs_001', 'PATCH'],
-  ])('405s %s %s', async (method, path, allow) => {
-    const res = await call(sb, method, path);
+  ])('405s %s %s', async ([method, path, allow], { sandbox }) => {
+    const res = await call(sandbox, method, path);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(res.body).toEqual(
@@ -189,14 +176,14 @@ describe('routing', () => {
 describe('request bodies', () => {
   const invalidJson = failure({ code: 'invalid_json', message: 'Request body must be a JSON object' });
 
-  it.each(['{', '[]', 'null', '"name"', '42', ' '])('rejects body %j with 400', async (raw) => {
-    const res = await call(sb, 'POST', '/folders', { raw });
+  it.for(['{', '[]', 'null', '"name"', '42', ' '])('rejects body %j with 400', async (raw, { sandbox }) => {
+    const res = await call(sandbox, 'POST', '/folders', { raw });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(invalidJson);
   });
 
-  it('treats a missing body like {}', async () => {
-    const res = await call(sb, 'PATCH', '/categories/cat_005');
+  it('treats a missing body like {}', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_005');
     expect(res.status).toBe(200);
     expect(res.body.result.updated_time).toBe(SEED);
   });
@@ -207,13 +194,13 @@ describe('GET /v2/api_keys', () => {
   const range = (from: number, to: number) =>
     Array.from({ length: to - from + 1 }, (_, i) => `ak_${String(from + i).padStart(3, '0')}`);
 
-  it('pages through all 62 keys, 25 at a time, following links.next', async () => {
-    const first = await call(sb, 'GET', '/api_keys');
+  it('pages through all 62 keys, 25 at a time, following links.next', async ({ sandbox }) => {
+    const first = await call(sandbox, 'GET', '/api_keys');
     expect(first.status).toBe(200);
     expect(ids(first)).toEqual(range(1, 25));
     expect(first.body.errors).toEqual([]);
     const next = new URL(first.body.links.next);
-    expect(`${next.origin}/v2`).toBe(sb.url);
+    expect(`${next.origin}/v2`).toBe(sandbox.url);
     expect(next.pathname).toBe('/v2/api_keys');
     expect(next.searchParams.get('limit')).toBe('25');
     expect(next.searchParams.get('cursor')).toMatch(/.+/);
@@ -223,15 +210,15 @@ describe('GET /v2/api_keys', () => {
     expect(second.status).toBe(200);
     expect(ids(second)).toEqual(range(26, 50));
 
-    const third = await call(sb, 'GET', new URL(second.body.links.next).href.slice(sb.url.length));
+    const third = await call(sandbox, 'GET', new URL(second.body.links.next).href.slice(sandbox.url.length));
     expect(third.status).toBe(200);
     expect(third.body.result).toHaveLength(12);
     expect(ids(third)).toEqual(range(51, 62));
     expect(third.body.links).toEqual({});
   });
 
-  it('returns exact API key records', async () => {
-    const res = await call(sb, 'GET', '/api_keys?limit=2');
+  it('returns exact API key records', async ({ sandbox }) => {
+    const res = await call(sandbox, 'GET', '/api_keys?limit=2');
     expect(res.body.result).toEqual([
       { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], ...seedAudit },
       {
@@ -244,30 +231,30 @@ describe('GET /v2/api_keys', () => {
         updated_time: '2025-01-01T00:01:00.000Z',
       },
     ]);
-    const last = await call(sb, 'GET', '/api_keys?limit=2&cursor=' + new URL(res.body.links.next).searchParams.get('cursor'));
+    const last = await call(sandbox, 'GET', '/api_keys?limit=2&cursor=' + new URL(res.body.links.next).searchParams.get('cursor'));
     expect(ids(last)).toEqual(['ak_003', 'ak_004']);
   });
 
-  it('keeps the limit in links.next', async () => {
-    const res = await call(sb, 'GET', '/api_keys?limit=10');
+  it('keeps the limit in links.next', async ({ sandbox }) => {
+    const res = await call(sandbox, 'GET', '/api_keys?limit=10');
     expect(ids(res)).toEqual(range(1, 10));
     const next = new URL(res.body.links.next);
     expect(next.searchParams.get('limit')).toBe('10');
-    const page = await call(sb, 'GET', `/api_keys${next.search}`);
+    const page = await call(sandbox, 'GET', `/api_keys${next.search}`);
     expect(ids(page)).toEqual(range(11, 20));
   });
 
-  it('omits links.next when the page ends exactly at the last key', async () => {
-    const first = await call(sb, 'GET', '/api_keys?limit=25');
-    const second = await call(sb, 'GET', `/api_keys${new URL(first.body.links.next).search}`);
+  it('omits links.next when the page ends exactly at the last key', async ({ sandbox }) => {
+    const first = await call(sandbox, 'GET', '/api_keys?limit=25');
+    const second = await call(sandbox, 'GET', `/api_keys${new URL(first.body.links.next).search}`);
     const cursor = new URL(second.body.links.next).searchParams.get('cursor');
-    const last = await call(sb, 'GET', `/api_keys?limit=12&cursor=${cursor}`);
+    const last = await call(sandbox, 'GET', `/api_keys?limit=12&cursor=${cursor}`);
     expect(ids(last)).toEqual(range(51, 62));
     expect(last.body).toEqual(success(last.body.result));
   });
 
-  it('builds links.next from the Host header', async () => {
-    const port = new URL(sb.url).port;
+  it('builds links.next from the Host header', async ({ sandbox }) => {
+    const port = new URL(sandbox.url).port;
     const body = await new Promise<any>((resolve, reject) => {
       request(
         {
@@ -288,22 +275,22 @@ describe('GET /v2/api_keys', () => {
     expect(body.links.next).toMatch(/^http:\/\/gateway\.example:8080\/v2\/api_keys\?limit=5&cursor=[^&]+$/);
   });
 
-  it.each(['0', '26', '-1', '1.5', 'abc', '', '1e1'])('rejects limit=%j with 422', async (limit) => {
-    const res = await call(sb, 'GET', `/api_keys?limit=${limit}`);
+  it.for(['0', '26', '-1', '1.5', 'abc', '', '1e1'])('rejects limit=%j with 422', async (limit, { sandbox }) => {
+    const res = await call(sandbox, 'GET', `/api_keys?limit=${limit}`);
     expect(res.status).toBe(422);
     expect(res.body).toEqual(
       failure({ code: 'invalid_parameter', field: 'limit', message: 'limit must be an integer from 1 to 25' }),
     );
   });
 
-  it.each([
+  it.for([
     ['garbage', 'not*a*cursor'],
     ['empty', ''],
     ['non-JSON', Buffer.from('hello').toString('base64url')],
     ['negative offset', Buffer.from('{"offset":-1}').toString('base64url')],
     ['fractional offset', Buffer.from('{"offset":1.5}').toString('base64url')],
-  ])('rejects a %s cursor with 400', async (_, cursor) => {
-    const res = await call(sb, 'GET', `/api_keys?cursor=${cursor}`);
+  ])('rejects a %s cursor with 400', async ([_, cursor], { sandbox }) => {
+    const res = await call(sandbox, 'GET', `/api_keys?cursor=${cursor}`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
       failure({ code: 'invalid_cursor', field: 'cursor', message: 'cursor is not a valid paging cursor' }),
@@ -325,23 +312,23 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
     opacity: 'translucent',
   });
 
-  it('returns the hotspot unchanged, without audit fields, for an empty body', async () => {
-    const res = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_001', { body: {} });
+  it('returns the hotspot unchanged, without audit fields, for an empty body', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_001', { body: {} });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(success(seeded(1)));
   });
 
-  it('updates the given fields and keeps the others', async () => {
-    const res = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_002', {
+  it('updates the given fields and keeps the others', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_002', {
       body: { name: 'Buy now', x: 25.5, opacity: 'opaque' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(success({ ...seeded(2), name: 'Buy now', x: 25.5, opacity: 'opaque' }));
-    const again = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_002', { body: {} });
+    const again = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_002', { body: {} });
     expect(again.body.result).toEqual(res.body.result);
   });
 
-  it('accepts every field at its limits', async () => {
+  it('accepts every field at its limits', async ({ sandbox }) => {
     const body = {
       name: 'n'.repeat(100),
       show_at: '99:59:59',
@@ -353,30 +340,30 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
       target: '_parent',
       opacity: 'invisible',
     };
-    const res = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_003', { body });
+    const res = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_003', { body });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(success({ id: 'hs_003', ...body }));
   });
 
-  it('percent-decodes path segments', async () => {
-    const res = await call(sb, 'PATCH', '/videos/vid%5F001/hotspots/hs%5f001', { body: {} });
+  it('percent-decodes path segments', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/videos/vid%5F001/hotspots/hs%5f001', { body: {} });
     expect(res.status).toBe(200);
     expect(res.body.result.id).toBe('hs_001');
   });
 
-  it('404s an unknown video or hotspot', async () => {
-    const video = await call(sb, 'PATCH', '/videos/vid_999/hotspots/hs_001', { body: {} });
+  it('404s an unknown video or hotspot', async ({ sandbox }) => {
+    const video = await call(sandbox, 'PATCH', '/videos/vid_999/hotspots/hs_001', { body: {} });
     expect(video.status).toBe(404);
     expect(video.body).toEqual(failure({ code: 'not_found', message: 'Video vid_999 not found' }));
-    const hotspot = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_999', { body: {} });
+    const hotspot = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_999', { body: {} });
     expect(hotspot.status).toBe(404);
     expect(hotspot.body).toEqual(
       failure({ code: 'not_found', message: 'Hotspot hs_999 not found on video vid_001' }),
     );
   });
 
-  it('reports one 422 error per invalid field, in body order', async () => {
-    const res = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_001', {
+  it('reports one 422 error per invalid field, in body order', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_001', {
       body: {
         name: 'n'.repeat(101),
         show_at: '0:00:05',
@@ -405,7 +392,7 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
         invalid('color', 'color is not an accepted field'),
       ),
     );
-    const unchanged = await call(sb, 'PATCH', '/videos/vid_001/hotspots/hs_001', { body: {} });
+    const unchanged = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_001', { body: {} });
     expect(unchanged.body.result).toEqual(seeded(1));
   });
 });
@@ -421,9 +408,9 @@ describe('POST /v2/idps', () => {
     signin_url: 'https://example.okta.com/app/sso/saml',
   };
 
-  it('creates an identity provider with a new id and audit fields', async () => {
+  it('creates an identity provider with a new id and audit fields', async ({ sandbox }) => {
     const since = Date.now();
-    const res = await call(sb, 'POST', '/idps', { body });
+    const res = await call(sandbox, 'POST', '/idps', { body });
     expect(res.status).toBe(200);
     const { id, created_by, created_time, updated_by, updated_time, ...fields } = res.body.result;
     expect(id).toMatch(/^idp_[0-9a-f]{16}$/);
@@ -432,12 +419,12 @@ describe('POST /v2/idps', () => {
     expect(res.body).toEqual(success(res.body.result));
     expectFreshAudit(res.body.result, 'usr_owner', since);
 
-    const second = await call(sb, 'POST', '/idps', { body });
+    const second = await call(sandbox, 'POST', '/idps', { body });
     expect(second.body.result.id).not.toBe(id);
   });
 
-  it('requires every field', async () => {
-    const res = await call(sb, 'POST', '/idps', { body: {} });
+  it('requires every field', async ({ sandbox }) => {
+    const res = await call(sandbox, 'POST', '/idps', { body: {} });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(
       failure(
@@ -448,8 +435,8 @@ describe('POST /v2/idps', () => {
     );
   });
 
-  it('validates enums, lengths and types', async () => {
-    const res = await call(sb, 'POST', '/idps', {
+  it('validates enums, lengths and types', async ({ sandbox }) => {
+    const res = await call(sandbox, 'POST', '/idps', {
       body: { ...body, name: '', company: 'azure', type: 'oidc', certificate: 42 },
     });
     expect(res.status).toBe(422);
@@ -465,9 +452,9 @@ describe('POST /v2/idps', () => {
 });
 
 describe('PATCH /v2/categories/{CATEGORY_ID}', () => {
-  it('updates name and value and stamps updated_by/updated_time', async () => {
+  it('updates name and value and stamps updated_by/updated_time', async ({ sandbox }) => {
     const since = Date.now();
-    const res = await call(sb, 'PATCH', '/categories/cat_002', {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_002', {
       body: { name: 'c'.repeat(40), value: 'Drama' },
       auth: 'Bearer editor',
     });
@@ -485,20 +472,20 @@ describe('PATCH /v2/categories/{CATEGORY_ID}', () => {
     expect(Date.parse(updated_time)).toBeGreaterThanOrEqual(since);
   });
 
-  it('returns the seeded record unchanged for an empty body', async () => {
-    const res = await call(sb, 'PATCH', '/categories/cat_003', { body: {} });
+  it('returns the seeded record unchanged for an empty body', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_003', { body: {} });
     expect(res.body).toEqual(
       success({ id: 'cat_003', name: 'Category 3', value: 'category-3', ...seedAudit }),
     );
   });
 
-  it('counts length in characters, not UTF-16 units', async () => {
-    const res = await call(sb, 'PATCH', '/categories/cat_004', { body: { name: '🎬'.repeat(40) } });
+  it('counts length in characters, not UTF-16 units', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_004', { body: { name: '🎬'.repeat(40) } });
     expect(res.status).toBe(200);
   });
 
-  it('rejects out-of-range lengths and non-strings', async () => {
-    const res = await call(sb, 'PATCH', '/categories/cat_001', {
+  it('rejects out-of-range lengths and non-strings', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_001', {
       body: { name: 'c'.repeat(41), value: 7 },
     });
     expect(res.status).toBe(422);
@@ -508,20 +495,20 @@ describe('PATCH /v2/categories/{CATEGORY_ID}', () => {
         invalid('value', 'value must be a string'),
       ),
     );
-    const empty = await call(sb, 'PATCH', '/categories/cat_001', { body: { value: '' } });
+    const empty = await call(sandbox, 'PATCH', '/categories/cat_001', { body: { value: '' } });
     expect(empty.body.errors).toEqual([invalid('value', 'value must be 1-40 characters long')]);
   });
 
-  it('404s an unknown category', async () => {
-    const res = await call(sb, 'PATCH', '/categories/cat_999', { body: { name: 'x' } });
+  it('404s an unknown category', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/categories/cat_999', { body: { name: 'x' } });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(failure({ code: 'not_found', message: 'Category cat_999 not found' }));
   });
 });
 
 describe('PATCH /v2/users/{USER_ID}', () => {
-  it('updates name and role, returning email', async () => {
-    const res = await call(sb, 'PATCH', '/users/usr_viewer', {
+  it('updates name and role, returning email', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/users/usr_viewer', {
       body: { name: 'Victor Promoted', role: 'uploader' },
     });
     expect(res.status).toBe(200);
@@ -537,9 +524,9 @@ describe('PATCH /v2/users/{USER_ID}', () => {
     });
   });
 
-  it('seeds the four users', async () => {
+  it('seeds the four users', async ({ sandbox }) => {
     const users = await Promise.all(
-      ['owner', 'admin', 'uploader'].map((role) => call(sb, 'PATCH', `/users/usr_${role}`, { body: {} })),
+      ['owner', 'admin', 'uploader'].map((role) => call(sandbox, 'PATCH', `/users/usr_${role}`, { body: {} })),
     );
     expect(users.map((u) => u.body.result)).toEqual([
       { id: 'usr_owner', name: 'Olivia Owner', email: 'owner@example.com', role: 'owner', ...seedAudit },
@@ -548,8 +535,8 @@ describe('PATCH /v2/users/{USER_ID}', () => {
     ]);
   });
 
-  it('rejects email and unknown roles', async () => {
-    const res = await call(sb, 'PATCH', '/users/usr_admin', {
+  it('rejects email and unknown roles', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/users/usr_admin', {
       body: { email: 'new@example.com', role: 'superuser' },
     });
     expect(res.status).toBe(422);
@@ -561,17 +548,17 @@ describe('PATCH /v2/users/{USER_ID}', () => {
     );
   });
 
-  it('404s an unknown user', async () => {
-    const res = await call(sb, 'PATCH', '/users/usr_nobody', { body: {} });
+  it('404s an unknown user', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/users/usr_nobody', { body: {} });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(failure({ code: 'not_found', message: 'User usr_nobody not found' }));
   });
 });
 
 describe('POST /v2/services', () => {
-  it('creates a service', async () => {
+  it('creates a service', async ({ sandbox }) => {
     const since = Date.now();
-    const res = await call(sb, 'POST', '/services', { body: { name: 'Channel', provider: 'youtube' } });
+    const res = await call(sandbox, 'POST', '/services', { body: { name: 'Channel', provider: 'youtube' } });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ name: 'Channel', provider: 'youtube' });
     expect(Object.keys(res.body.result)).toEqual([
@@ -581,8 +568,8 @@ describe('POST /v2/services', () => {
     expectFreshAudit(res.body.result, 'usr_owner', since);
   });
 
-  it('validates provider and requires name', async () => {
-    const res = await call(sb, 'POST', '/services', { body: { provider: 'vimeo' } });
+  it('validates provider and requires name', async ({ sandbox }) => {
+    const res = await call(sandbox, 'POST', '/services', { body: { provider: 'vimeo' } });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(
       failure(
@@ -594,9 +581,9 @@ describe('POST /v2/services', () => {
 });
 
 describe('POST /v2/folders', () => {
-  it('creates a folder', async () => {
+  it('creates a folder', async ({ sandbox }) => {
     const since = Date.now();
-    const res = await call(sb, 'POST', '/folders', { body: { name: 'Webinars' } });
+    const res = await call(sandbox, 'POST', '/folders', { body: { name: 'Webinars' } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.result)).toEqual([
       'id', 'name', 'created_by', 'created_time', 'updated_by', 'updated_time',
@@ -606,11 +593,11 @@ describe('POST /v2/folders', () => {
     expectFreshAudit(res.body.result, 'usr_owner', since);
   });
 
-  it('requires a name of 1-40 characters and nothing else', async () => {
-    const missing = await call(sb, 'POST', '/folders', { body: {} });
+  it('requires a name of 1-40 characters and nothing else', async ({ sandbox }) => {
+    const missing = await call(sandbox, 'POST', '/folders', { body: {} });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual(failure(invalid('name', 'name is required')));
-    const tooLong = await call(sb, 'POST', '/folders', { body: { name: 'f'.repeat(41), parent: 'x' } });
+    const tooLong = await call(sandbox, 'POST', '/folders', { body: { name: 'f'.repeat(41), parent: 'x' } });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body).toEqual(
       failure(
