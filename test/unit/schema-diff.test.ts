@@ -1,6 +1,6 @@
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { compareSchemas, formatReport } from '../../scripts/schema-check.js';
+import { compareSchemas, formatReport } from '../../scripts/schema-diff.js';
 import { schema } from '../../src/schema/index.js';
 
 const current = printSchema(schema);
@@ -14,7 +14,7 @@ const baseWith = (after: string, line: string) => {
   return current.replace(after, `${after}\n${line}`);
 };
 
-describe('schema:check (graphql-inspector)', () => {
+describe('schema:diff (graphql-inspector)', () => {
   it('reports no change against itself', async () => {
     expect(await messages(current)).toEqual({ breaking: [], dangerous: [], safe: [] });
     expect(formatReport(await compareSchemas(current, current), 'HEAD:schema.graphql')).toBe('The schema is unchanged since HEAD:schema.graphql.');

@@ -1,5 +1,5 @@
 /**
- * `npm run schema:check`: reports how the schema the code builds differs from a committed one, and
+ * `npm run schema:diff`: reports how the schema the code builds differs from a committed one, and
  * fails when a change breaks existing clients. The baseline is schema.graphql at a git revision
  * (HEAD unless `--base-ref <rev>`, e.g. origin/main) or a file (`--base <path>`).
  */
@@ -17,7 +17,7 @@ export interface SchemaReport {
 
 /**
  * Removing a field that carries @deprecated counts as dangerous, not breaking: the deprecation was
- * the notice clients needed (see the breaking-change policy in the README).
+ * the notice clients needed (see the breaking-change policy in docs/schema.md).
  */
 export async function compareSchemas(baseSdl: string, currentSdl: string): Promise<SchemaReport> {
   const changes = await diff(buildSchema(baseSdl), buildSchema(currentSdl), [DiffRule.suppressRemovalOfDeprecatedField]);
@@ -51,14 +51,14 @@ async function main(): Promise<void> {
   try {
     baseSdl = file ? readFileSync(file, 'utf8') : execFileSync('git', ['show', base], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch {
-    console.error(`schema:check cannot read the baseline ${base}.`);
+    console.error(`schema:diff cannot read the baseline ${base}.`);
     process.exit(2);
   }
   const { schema } = await import('../src/schema/index.js');
   const report = await compareSchemas(baseSdl, printSchema(schema));
   console.log(formatReport(report, base));
   if (report.breaking.length > 0) {
-    console.error('\nBreaking changes found: follow the breaking-change policy in the README (deprecate first, remove later).');
+    console.error('\nBreaking changes found: follow the breaking-change policy in docs/schema.md (deprecate first, remove later).');
     process.exit(1);
   }
 }
