@@ -36,7 +36,12 @@ const server = createServer((req, res) => {
         updatedTime: key.updated_time,
       },
     }));
-    const pageInfo = { hasNextPage: true, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null };
+    const pageInfo = {
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    };
     const body = JSON.stringify({ data: { apiKeys: { edges, pageInfo } } });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
   });

@@ -35,7 +35,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
     connections: job.connections,
     duration: job.durationSeconds,
     setupClient: (client) => client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms)),
-    ...(job.expectGraphQLData ? { verifyBody: (body: unknown) => typeof body === 'string' && body.startsWith('{"data":') && !body.includes('"errors":') } : {}),
+    ...(job.expectGraphQLData
+      ? { verifyBody: (body: unknown) => typeof body === 'string' && body.startsWith('{"data":') && !body.includes('"errors":') }
+      : {}),
   });
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;

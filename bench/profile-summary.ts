@@ -37,5 +37,10 @@ for (const [id, micros] of selfMicros) {
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + micros);
 }
 const top = (map: Map<string, number>, n: number) =>
-  [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, micros]) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);
-console.log(`total ${(total / 1000).toFixed(0)} ms\n\nby package:\n${top(byPackage, 25).join('\n')}\n\nby function:\n${top(byFunction, 40).join('\n')}`);
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, micros]) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);
+console.log(
+  `total ${(total / 1000).toFixed(0)} ms\n\nby package:\n${top(byPackage, 25).join('\n')}\n\nby function:\n${top(byFunction, 40).join('\n')}`,
+);

@@ -82,9 +82,11 @@ process.once('SIGINT', () => (stopAll(), process.exit(130)));
 const apiKeyFields = 'id name type permissions createdBy createdTime updatedBy updatedTime';
 const pageInfo = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 // With every field, first: 100 passes the default cost limit (README, "Security and limits"), so row 4 asks for fewer.
-const apiKeysQuery = (first: number, fields = apiKeyFields) => `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
+const apiKeysQuery = (first: number, fields = apiKeyFields) =>
+  `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
 const apiKeys100 = apiKeysQuery(100, 'id name type permissions createdTime');
-const createFolder = 'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';
+const createFolder =
+  'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';
 
 interface Row {
   id: string;
@@ -104,7 +106,12 @@ function graphql(server: Proc, query: string, headers: Record<string, string> = 
 }
 
 function rest(server: Proc): Row['job'] {
-  return { url: `http://127.0.0.1:${server.port}/v2/api_keys?limit=25`, method: 'GET', headers: { authorization: TOKEN }, expectGraphQLData: false };
+  return {
+    url: `http://127.0.0.1:${server.port}/v2/api_keys?limit=25`,
+    method: 'GET',
+    headers: { authorization: TOKEN },
+    expectGraphQLData: false,
+  };
 }
 
 // --- measuring -----------------------------------------------------------------
@@ -171,9 +178,24 @@ const allRows: Row[] = [
   { id: '4', what: 'gateway: apiKeys(first: 100), 4 upstream pages', server: gateway, job: graphql(gateway, apiKeys100) },
   { id: '5', what: 'gateway: createFolder', server: gateway, job: graphql(gateway, createFolder) },
   { id: '6a', what: `direct REST, upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowUpstream, job: rest(slowUpstream) },
-  { id: '6b', what: `gateway: apiKeys(first: 25), upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowGateway, job: graphql(slowGateway, apiKeysQuery(25)) },
-  { id: '7a', what: 'gateway: apiKeys(first: 100), gzip', server: gateway, job: graphql(gateway, apiKeys100, { 'accept-encoding': 'gzip' }) },
-  { id: '7b', what: 'gateway: apiKeys(first: 25), gzip', server: gateway, job: graphql(gateway, apiKeysQuery(25), { 'accept-encoding': 'gzip' }) },
+  {
+    id: '6b',
+    what: `gateway: apiKeys(first: 25), upstream +${UPSTREAM_LATENCY_MS} ms`,
+    server: slowGateway,
+    job: graphql(slowGateway, apiKeysQuery(25)),
+  },
+  {
+    id: '7a',
+    what: 'gateway: apiKeys(first: 100), gzip',
+    server: gateway,
+    job: graphql(gateway, apiKeys100, { 'accept-encoding': 'gzip' }),
+  },
+  {
+    id: '7b',
+    what: 'gateway: apiKeys(first: 25), gzip',
+    server: gateway,
+    job: graphql(gateway, apiKeysQuery(25), { 'accept-encoding': 'gzip' }),
+  },
 ];
 const chosen = args.rows?.split(',');
 const rows = chosen ? allRows.filter((row) => chosen.includes(row.id)) : allRows;
@@ -190,7 +212,10 @@ for (const [id, baseId] of compressed) {
   const [answer, plain] = await Promise.all([fetchRaw(byId(id).job), fetchRaw(byId(baseId).job)]);
   wireBytes.set(baseId, plain.wireBytes);
   if (answer.text !== plain.text) throw new Error(`row ${id}: the decoded answer differs from the uncompressed one`);
-  if (answer.wireBytes >= plain.wireBytes) throw new Error(`row ${id}: the answer was not compressed (${answer.wireBytes} bytes against ${plain.wireBytes}): ${answer.text.slice(0, 300)}`);
+  if (answer.wireBytes >= plain.wireBytes)
+    throw new Error(
+      `row ${id}: the answer was not compressed (${answer.wireBytes} bytes against ${plain.wireBytes}): ${answer.text.slice(0, 300)}`,
+    );
   wireBytes.set(id, answer.wireBytes);
 }
 
@@ -208,7 +233,12 @@ const summary = new Map<string, Summary>();
 for (const [id, measurements] of runs) {
   const keys = Object.keys(measurements[0]!) as (keyof Measurement)[];
   const counts = new Set<keyof Measurement>(['non2xx', 'transportErrors', 'graphqlErrors']);
-  summary.set(id, Object.fromEntries(keys.map((k) => [k, counts.has(k) ? measurements.reduce((s, m) => s + m[k], 0) : median(measurements.map((m) => m[k]))])) as Summary);
+  summary.set(
+    id,
+    Object.fromEntries(
+      keys.map((k) => [k, counts.has(k) ? measurements.reduce((s, m) => s + m[k], 0) : median(measurements.map((m) => m[k]))]),
+    ) as Summary,
+  );
 }
 const s = (id: string) => summary.get(id)!;
 const fixed = (n: number, digits = 0) => n.toFixed(digits);
@@ -243,18 +273,37 @@ if (!chosen) {
     ['Gateway peak RSS under load, below 150 MB', `${fixed(peakRss)} MB`, peakRss < 150],
     ['non-2xx answers and errors, 0', String(failures), failures === 0],
   ] as const;
-  lines.push('', '| Target | Measured | |', '|---|---:|---|', ...targets.map(([what, value, ok]) => `| ${what} | ${value} | ${verdict(ok)} |`));
+  lines.push(
+    '',
+    '| Target | Measured | |',
+    '|---|---:|---|',
+    ...targets.map(([what, value, ok]) => `| ${what} | ${value} | ${verdict(ok)} |`),
+  );
   lines.push('');
   for (const [id, baseId] of compressed) {
     const extra = s(id).cpuMicrosPerRequest - s(baseId).cpuMicrosPerRequest;
     const saved = 1 - wireBytes.get(id)! / wireBytes.get(baseId)!;
-    lines.push(`Compression, row ${id} against row ${baseId}: ${extra >= 0 ? '+' : ''}${fixed(extra)} CPU µs per answer, ${fixed(saved * 100)}% fewer bytes (${wireBytes.get(baseId)} → ${wireBytes.get(id)}).`);
+    lines.push(
+      `Compression, row ${id} against row ${baseId}: ${extra >= 0 ? '+' : ''}${fixed(extra)} CPU µs per answer, ${fixed(saved * 100)}% fewer bytes (${wireBytes.get(baseId)} → ${wireBytes.get(id)}).`,
+    );
   }
 }
 console.log(lines.join('\n'));
 
 if (args.json) {
   const { writeFile } = await import('node:fs/promises');
-  await writeFile(args.json, JSON.stringify({ rounds, durationSeconds, connections, rows: rows.map((r) => ({ id: r.id, what: r.what, ...s(r.id), answerBytes: wireBytes.get(r.id) ?? null })) }, null, 2));
+  await writeFile(
+    args.json,
+    JSON.stringify(
+      {
+        rounds,
+        durationSeconds,
+        connections,
+        rows: rows.map((r) => ({ id: r.id, what: r.what, ...s(r.id), answerBytes: wireBytes.get(r.id) ?? null })),
+      },
+      null,
+      2,
+    ),
+  );
 }
 process.exitCode = failures === 0 ? 0 : 1;

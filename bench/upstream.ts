@@ -43,7 +43,12 @@ const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://upstream');
     if (!req.headers.authorization) {
       status = 401;
-      body = JSON.stringify({ success: false, result: null, errors: [{ code: 'unauthorized', message: 'Missing bearer token' }], links: {} });
+      body = JSON.stringify({
+        success: false,
+        result: null,
+        errors: [{ code: 'unauthorized', message: 'Missing bearer token' }],
+        links: {},
+      });
     } else if (req.method === 'GET' && url.pathname === '/v2/api_keys') {
       body = page(req.headers.host ?? '', Number(url.searchParams.get('limit') ?? 25), offsetOf(url.searchParams.get('cursor')));
     } else if (req.method === 'POST' && url.pathname === '/v2/folders') {
@@ -52,7 +57,8 @@ const server = createServer((req, res) => {
       status = 404;
       body = JSON.stringify({ success: false, result: null, errors: [{ code: 'not_found', message: 'No such resource' }], links: {} });
     }
-    const send = () => res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+    const send = () =>
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
     if (latencyMs > 0) setTimeout(send, latencyMs);
     else send();
   });

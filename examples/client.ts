@@ -109,7 +109,10 @@ export async function createFolder(client: Client, input: CreateFolderInput) {
 export async function createIdentityProvider(client: Client, input: CreateIdentityProviderInput) {
   const data = unwrap(await client.mutation(CreateIdentityProviderDocument, { input }).toPromise());
   const payload = required(data.createIdentityProvider, 'createIdentityProvider');
-  return { clientMutationId: payload.clientMutationId, identityProvider: getFragmentData(IdentityProviderFieldsFragmentDoc, payload.identityProvider) };
+  return {
+    clientMutationId: payload.clientMutationId,
+    identityProvider: getFragmentData(IdentityProviderFieldsFragmentDoc, payload.identityProvider),
+  };
 }
 
 export async function createService(client: Client, input: CreateServiceInput) {

@@ -29,7 +29,9 @@ export function formatReport(report: SchemaReport, base: string): string {
   const total = report.breaking.length + report.dangerous.length + report.safe.length;
   if (total === 0) return `The schema is unchanged since ${base}.`;
   const section = (title: string, changes: Change[]) =>
-    changes.length === 0 ? [] : [`${title} (${changes.length}):`, ...changes.map((c) => `  - ${c.message}${c.path ? `  [${c.path}]` : ''}`)];
+    changes.length === 0
+      ? []
+      : [`${title} (${changes.length}):`, ...changes.map((c) => `  - ${c.message}${c.path ? `  [${c.path}]` : ''}`)];
   return [
     `Schema changes since ${base}:`,
     ...section('Breaking', report.breaking),
@@ -49,7 +51,9 @@ async function main(): Promise<void> {
   const base = file ?? `${ref}:schema.graphql`;
   let baseSdl: string;
   try {
-    baseSdl = file ? readFileSync(file, 'utf8') : execFileSync('git', ['show', base], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    baseSdl = file
+      ? readFileSync(file, 'utf8')
+      : execFileSync('git', ['show', base], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch {
     console.error(`schema:diff cannot read the baseline ${base}.`);
     process.exit(2);

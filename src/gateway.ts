@@ -50,7 +50,13 @@ export interface Gateway {
 }
 
 /** The GraphQL server in front of one upstream. The schema is built once; everything per caller lives in its context. */
-export function createGateway({ upstreamUrl, logger = createLogger({ level: 'silent' }), tracerProvider, graphiqlHeaders, ...chosen }: GatewayOptions): Gateway {
+export function createGateway({
+  upstreamUrl,
+  logger = createLogger({ level: 'silent' }),
+  tracerProvider,
+  graphiqlHeaders,
+  ...chosen
+}: GatewayOptions): Gateway {
   const settings: Settings = { ...defaultSettings({ production: chosen.production ?? false }), ...withoutUndefined(chosen), upstreamUrl };
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);

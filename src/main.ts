@@ -57,6 +57,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `The gateway could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `The gateway could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

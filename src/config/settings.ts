@@ -169,8 +169,20 @@ export const SETTINGS = {
     section: 'upstream',
   }),
 
-  maxDepth: setting({ env: 'MAX_DEPTH', parse: wholeNumber(1, 1_000), default: 8, doc: 'Selection depth of an operation.', section: 'limits' }),
-  maxAliases: setting({ env: 'MAX_ALIASES', parse: wholeNumber(0, 1_000), default: 15, doc: 'Aliases in an operation.', section: 'limits' }),
+  maxDepth: setting({
+    env: 'MAX_DEPTH',
+    parse: wholeNumber(1, 1_000),
+    default: 8,
+    doc: 'Selection depth of an operation.',
+    section: 'limits',
+  }),
+  maxAliases: setting({
+    env: 'MAX_ALIASES',
+    parse: wholeNumber(0, 1_000),
+    default: 15,
+    doc: 'Aliases in an operation.',
+    section: 'limits',
+  }),
   maxTokens: setting({
     env: 'MAX_TOKENS',
     parse: wholeNumber(10, 1_000_000),
@@ -178,7 +190,13 @@ export const SETTINGS = {
     doc: 'Lexical tokens in the document, counted while parsing.',
     section: 'limits',
   }),
-  maxDirectives: setting({ env: 'MAX_DIRECTIVES', parse: wholeNumber(0, 1_000), default: 10, doc: 'Directives in an operation.', section: 'limits' }),
+  maxDirectives: setting({
+    env: 'MAX_DIRECTIVES',
+    parse: wholeNumber(0, 1_000),
+    default: 10,
+    doc: 'Directives in an operation.',
+    section: 'limits',
+  }),
   maxCost: setting({
     env: 'MAX_COST',
     parse: wholeNumber(1, 10_000_000),

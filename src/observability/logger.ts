@@ -48,7 +48,10 @@ export function createLogger({ level, production = false, pretty, destination }:
   };
   const readable = pretty ?? (process.stdout.isTTY === true && !production);
   if (readable && !destination && prettyInstalled()) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } } });
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } },
+    });
   }
   return destination ? pino(options, destination) : pino(options);
 }

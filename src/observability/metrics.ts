@@ -31,10 +31,30 @@ export function createMetrics(): Metrics {
   if (cluster.isWorker) reportToPrimary(registry);
   const operationLabels = ['operation_name', 'operation_type', 'outcome'] as const;
   const upstreamLabels = ['method', 'route', 'status_class'] as const;
-  const requests = new Counter({ name: 'gateway_graphql_requests_total', help: 'GraphQL requests answered.', labelNames: operationLabels, registers: [registry] });
-  const requestSeconds = new Histogram({ name: 'gateway_graphql_request_duration_seconds', help: 'Time from reading a GraphQL request to its response.', labelNames: operationLabels, registers: [registry] });
-  const calls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Requests sent to the upstream REST API.', labelNames: upstreamLabels, registers: [registry] });
-  const callSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Time from sending an upstream request to its last body byte.', labelNames: upstreamLabels, registers: [registry] });
+  const requests = new Counter({
+    name: 'gateway_graphql_requests_total',
+    help: 'GraphQL requests answered.',
+    labelNames: operationLabels,
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: 'gateway_graphql_request_duration_seconds',
+    help: 'Time from reading a GraphQL request to its response.',
+    labelNames: operationLabels,
+    registers: [registry],
+  });
+  const calls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Requests sent to the upstream REST API.',
+    labelNames: upstreamLabels,
+    registers: [registry],
+  });
+  const callSeconds = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Time from sending an upstream request to its last body byte.',
+    labelNames: upstreamLabels,
+    registers: [registry],
+  });
 
   const names = new Set<string>();
   const operationName = ({ operationName: name }: RequestSummary): string => {
@@ -48,12 +68,20 @@ export function createMetrics(): Metrics {
   return {
     registry,
     observeRequest(summary) {
-      const labels = { operation_name: operationName(summary), operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome };
+      const labels = {
+        operation_name: operationName(summary),
+        operation_type: summary.operationType ?? 'unknown',
+        outcome: summary.outcome,
+      };
       requests.inc(labels);
       requestSeconds.observe(labels, summary.durationMs / 1000);
     },
     observeUpstreamCall(call) {
-      const labels = { method: call.method, route: call.route, status_class: call.status === undefined ? 'none' : `${Math.floor(call.status / 100)}xx` };
+      const labels = {
+        method: call.method,
+        route: call.route,
+        status_class: call.status === undefined ? 'none' : `${Math.floor(call.status / 100)}xx`,
+      };
       calls.inc(labels);
       callSeconds.observe(labels, call.durationMs / 1000);
     },

@@ -2,7 +2,12 @@ import { SpanKind, SpanStatusCode, type Tracer, context, propagation, trace } fr
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVICE_NAME,
+} from '@opentelemetry/semantic-conventions';
 import type { Envelope, UpstreamCall, UpstreamRequest } from '../upstream/client.js';
 
 export interface Tracing {
@@ -17,7 +22,13 @@ export interface Tracing {
  * and its W3C propagator writes traceparent. The exporter reads the standard OTEL_EXPORTER_OTLP_*
  * variables itself (endpoint, headers, timeout).
  */
-export function startTracing({ otlpEndpoint, serviceName }: { otlpEndpoint: string | undefined; serviceName: string }): Tracing | undefined {
+export function startTracing({
+  otlpEndpoint,
+  serviceName,
+}: {
+  otlpEndpoint: string | undefined;
+  serviceName: string;
+}): Tracing | undefined {
   if (!otlpEndpoint) return undefined;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),

@@ -30,14 +30,21 @@ export function useJit(): Plugin {
           // error, which graphql-js' executor marks as HTTP 400 and graphql-jit does not.
           const requestError = !('data' in result);
           if (!requestError && !result.errors.some(isJitError)) return;
-          setResult({ ...result, errors: result.errors.map((error) => (requestError || isJitError(error) ? rebuilt(error, source, requestError) : error)) });
+          setResult({
+            ...result,
+            errors: result.errors.map((error) => (requestError || isJitError(error) ? rebuilt(error, source, requestError) : error)),
+          });
         },
       };
     },
   };
 }
 
-function withDeclaredDefaults(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined) {
+function withDeclaredDefaults(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+) {
   const definitions = getOperationAST(document, operationName)?.variableDefinitions ?? [];
   let filled = variables ?? undefined;
   for (const { variable, defaultValue } of definitions) {

@@ -10,7 +10,9 @@ import { type LimitName, limitExceeded } from '../errors.js';
  * is re-issued as LIMIT_EXCEEDED naming the limit. Field suggestions ("Did you mean ...?") are
  * masked unless `fieldSuggestions` is on, so a stranger cannot map the schema by typos.
  */
-export function useLimits(limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>): Plugin {
+export function useLimits(
+  limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>,
+): Plugin {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.maxDepth, ...reject('depth', limits.maxDepth) },
     maxAliases: { n: limits.maxAliases, ...reject('aliases', limits.maxAliases) },

@@ -18,7 +18,10 @@ export function useMetrics(metrics: Metrics): Plugin {
       const text = await (cluster.isWorker ? metricsOfAllWorkers() : metrics.registry.metrics()).catch(() => undefined);
       endResponse(
         text === undefined
-          ? new fetchAPI.Response('metrics are unavailable right now\n', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+          ? new fetchAPI.Response('metrics are unavailable right now\n', {
+              status: 503,
+              headers: { 'content-type': 'text/plain; charset=utf-8' },
+            })
           : new fetchAPI.Response(text, { headers: { 'content-type': metrics.registry.contentType } }),
       );
     },

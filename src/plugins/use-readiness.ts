@@ -17,7 +17,10 @@ export function useReadiness(sources: ReadinessSources): Plugin {
     endpoint: '/ready',
     check: async ({ fetchAPI }) => {
       const ready = !sources.circuitOpen() || (await sources.upstreamReachable());
-      return fetchAPI.Response.json(ready ? { status: 'ready' } : { status: 'unavailable', reason: 'upstream circuit open and upstream unreachable' }, { status: ready ? 200 : 503 });
+      return fetchAPI.Response.json(
+        ready ? { status: 'ready' } : { status: 'unavailable', reason: 'upstream circuit open and upstream unreachable' },
+        { status: ready ? 200 : 503 },
+      );
     },
   });
 }

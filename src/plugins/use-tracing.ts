@@ -15,7 +15,11 @@ export function useTracing(tracer: Tracer): Plugin {
     instrumentation: {
       operation: ({ request }, wrapped) => {
         const parent = propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers));
-        const span = tracer.startSpan('graphql operation', { kind: SpanKind.SERVER, attributes: { 'gateway.request_id': requestIdOf(request) } }, parent);
+        const span = tracer.startSpan(
+          'graphql operation',
+          { kind: SpanKind.SERVER, attributes: { 'gateway.request_id': requestIdOf(request) } },
+          parent,
+        );
         spans.set(request, span);
         return context.with(trace.setSpan(parent, span), async () => {
           try {

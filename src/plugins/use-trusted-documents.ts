@@ -4,7 +4,6 @@ import { type GraphQLParams, type Plugin, createGraphQLError } from 'graphql-yog
 import { z } from 'zod';
 import { ErrorCode } from '../errors.js';
 
-
 /** The client preset's persisted-documents.json: document id ("sha256:<hex>") -> document text. */
 const manifestSchema = z.record(z.string().min(1), z.string().min(1));
 

@@ -27,7 +27,9 @@ export function useUpstreamBudget(maxCalls: number): Plugin {
       if (needed <= maxCalls) return;
       const error = upstreamCallsExceeded(maxCalls, needed);
       // Nothing ran, like a validation error: 400 for application/graphql-response+json (GraphQL over HTTP).
-      setResultAndStopExecution({ errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })] });
+      setResultAndStopExecution({
+        errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })],
+      });
     },
   };
 }

@@ -24,8 +24,5 @@ function hasAdditional(error: GraphQLError): boolean {
 
 function withAdditional(error: GraphQLError): GraphQLError[] {
   if (!(error.originalError instanceof UpstreamFailure)) return [error];
-  return [
-    error,
-    ...error.originalError.additional.map((extra) => errorAt(error, extra.message, extra.extensions)),
-  ];
+  return [error, ...error.originalError.additional.map((extra) => errorAt(error, extra.message, extra.extensions))];
 }

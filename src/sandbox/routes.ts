@@ -4,16 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditRecord as Audit } from '../upstream/records.js';
 import type { Store } from './data.js';
-import {
-  anyText,
-  number,
-  oneOf,
-  text,
-  timecode,
-  validate,
-  type ApiError,
-  type Schema,
-} from './validate.js';
+import { anyText, number, oneOf, text, timecode, validate, type ApiError, type Schema } from './validate.js';
 
 export class HttpError extends Error {
   constructor(
@@ -49,8 +40,7 @@ interface Route {
   handlers: Partial<Record<string, Handler>>;
 }
 
-const notFound = (message: string): HttpError =>
-  new HttpError(404, [{ code: 'not_found', message }]);
+const notFound = (message: string): HttpError => new HttpError(404, [{ code: 'not_found', message }]);
 
 function assertValid(errors: ApiError[]): void {
   if (errors.length > 0) throw new HttpError(422, errors);
@@ -64,14 +54,11 @@ function parseLimit(raw: string | null): number {
   if (raw === null) return MAX_LIMIT;
   const limit = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (limit >= 1 && limit <= MAX_LIMIT) return limit;
-  throw new HttpError(422, [
-    { code: 'invalid_parameter', field: 'limit', message: 'limit must be an integer from 1 to 25' },
-  ]);
+  throw new HttpError(422, [{ code: 'invalid_parameter', field: 'limit', message: 'limit must be an integer from 1 to 25' }]);
 }
 
 // Cursors are opaque to clients: base64url of {"offset":n}.
-export const encodeCursor = (offset: number): string =>
-  Buffer.from(JSON.stringify({ offset })).toString('base64url');
+export const encodeCursor = (offset: number): string => Buffer.from(JSON.stringify({ offset })).toString('base64url');
 
 function decodeCursor(raw: string | null): number {
   if (raw === null) return 0;
@@ -79,16 +66,13 @@ function decodeCursor(raw: string | null): number {
   // Buffer.from silently skips invalid characters, so check the alphabet first.
   if (/^[A-Za-z0-9_-]+$/.test(raw)) {
     try {
-      offset = (JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { offset?: unknown })
-        ?.offset;
+      offset = (JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { offset?: unknown })?.offset;
     } catch {
       // falls through to the error below
     }
   }
   if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) return offset;
-  throw new HttpError(400, [
-    { code: 'invalid_cursor', field: 'cursor', message: 'cursor is not a valid paging cursor' },
-  ]);
+  throw new HttpError(400, [{ code: 'invalid_cursor', field: 'cursor', message: 'cursor is not a valid paging cursor' }]);
 }
 
 const listApiKeys: Handler = ({ store, query, host }) => {
@@ -105,12 +89,7 @@ const listApiKeys: Handler = ({ store, query, host }) => {
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
-function create<T extends Audit>(
-  records: Map<string, T>,
-  prefix: string,
-  schema: Schema,
-  { body, callerId }: RequestContext,
-): Reply {
+function create<T extends Audit>(records: Map<string, T>, prefix: string, schema: Schema, { body, callerId }: RequestContext): Reply {
   const fields = body();
   assertValid(validate(fields, schema, true));
   const now = new Date().toISOString();
@@ -127,12 +106,7 @@ function create<T extends Audit>(
   return { result: record };
 }
 
-function update<T extends Audit>(
-  record: T | undefined,
-  label: string,
-  schema: Schema,
-  { params, body, callerId }: RequestContext,
-): Reply {
+function update<T extends Audit>(record: T | undefined, label: string, schema: Schema, { params, body, callerId }: RequestContext): Reply {
   if (!record) throw notFound(`${label} ${params.id} not found`);
   const fields = body();
   assertValid(validate(fields, schema));

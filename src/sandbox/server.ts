@@ -76,11 +76,7 @@ async function handle(req: IncomingMessage, store: Store, fallbackHost: string):
   const raw = await readBody(req);
   const token = bearerToken(req.headers.authorization);
   if (!token) {
-    throw new HttpError(
-      401,
-      [{ code: 'unauthorized', message: 'Missing or invalid bearer token' }],
-      { 'WWW-Authenticate': 'Bearer' },
-    );
+    throw new HttpError(401, [{ code: 'unauthorized', message: 'Missing or invalid bearer token' }], { 'WWW-Authenticate': 'Bearer' });
   }
   if (raw === null) {
     throw new HttpError(413, [{ code: 'payload_too_large', message: 'Request body exceeds 1 MiB' }]);
@@ -97,11 +93,9 @@ async function handle(req: IncomingMessage, store: Store, fallbackHost: string):
   const method = req.method ?? '';
   const handler = Object.hasOwn(match.handlers, method) ? match.handlers[method] : undefined;
   if (!handler) {
-    throw new HttpError(
-      405,
-      [{ code: 'method_not_allowed', message: `${method} is not allowed on ${path}` }],
-      { Allow: Object.keys(match.handlers).join(', ') },
-    );
+    throw new HttpError(405, [{ code: 'method_not_allowed', message: `${method} is not allowed on ${path}` }], {
+      Allow: Object.keys(match.handlers).join(', '),
+    });
   }
 
   const reply = handler({
@@ -151,9 +145,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       } catch (error) {
         if (res.destroyed) return; // the client aborted mid-request; nobody to answer
         const failure =
-          error instanceof HttpError
-            ? error
-            : new HttpError(500, [{ code: 'internal_error', message: 'Internal sandbox error' }]);
+          error instanceof HttpError ? error : new HttpError(500, [{ code: 'internal_error', message: 'Internal sandbox error' }]);
         if (!(error instanceof HttpError)) console.error('sandbox: unexpected error', error);
         status = failure.status;
         headers = failure.headers;

@@ -21,33 +21,25 @@ export const text =
     if (typeof value !== 'string') return `${field} must be a string`;
     const n = length(value);
     if (n < min || n > max) {
-      return min === 0
-        ? `${field} must be at most ${max} characters long`
-        : `${field} must be ${min}-${max} characters long`;
+      return min === 0 ? `${field} must be at most ${max} characters long` : `${field} must be ${min}-${max} characters long`;
     }
     return null;
   };
 
-export const anyText: Check = (field, value) =>
-  typeof value === 'string' ? null : `${field} must be a string`;
+export const anyText: Check = (field, value) => (typeof value === 'string' ? null : `${field} must be a string`);
 
 const TIMECODE = /^\d{2}:[0-5]\d:[0-5]\d$/;
 
 export const timecode: Check = (field, value) =>
-  typeof value === 'string' && TIMECODE.test(value)
-    ? null
-    : `${field} must be a time-code formatted as HH:MM:SS`;
+  typeof value === 'string' && TIMECODE.test(value) ? null : `${field} must be a time-code formatted as HH:MM:SS`;
 
 // JSON.parse turns 1e999 into Infinity, which is not a usable position.
-export const number: Check = (field, value) =>
-  typeof value === 'number' && Number.isFinite(value) ? null : `${field} must be a number`;
+export const number: Check = (field, value) => (typeof value === 'number' && Number.isFinite(value) ? null : `${field} must be a number`);
 
 export const oneOf =
   (...allowed: string[]): Check =>
   (field, value) =>
-    typeof value === 'string' && allowed.includes(value)
-      ? null
-      : `${field} must be one of: ${allowed.join(', ')}`;
+    typeof value === 'string' && allowed.includes(value) ? null : `${field} must be one of: ${allowed.join(', ')}`;
 
 const invalid = (field: string, message: string): ApiError => ({
   code: 'invalid_field',
@@ -59,11 +51,7 @@ const invalid = (field: string, message: string): ApiError => ({
  * Errors come in a stable order: body fields in body order, then (with
  * requireAll, used by create endpoints) missing fields in schema order.
  */
-export function validate(
-  body: Record<string, unknown>,
-  schema: Schema,
-  requireAll = false,
-): ApiError[] {
+export function validate(body: Record<string, unknown>, schema: Schema, requireAll = false): ApiError[] {
   const errors: ApiError[] = [];
   for (const [field, value] of Object.entries(body)) {
     const check = Object.hasOwn(schema, field) ? schema[field] : undefined;

@@ -34,19 +34,22 @@ builder.queryField('apiKeys', (t) =>
     type: ApiKeyConnection,
     nullable: true,
     description:
-      'API keys, oldest first. Pages forward only: pass the previous page\'s `pageInfo.endCursor` as `after`. ' +
+      "API keys, oldest first. Pages forward only: pass the previous page's `pageInfo.endCursor` as `after`. " +
       `A \`first\` above the upstream's page size of 25 is served by chaining upstream pages (GET /api_keys).`,
     args: {
       first: t.arg.int({ defaultValue: 25, description: `How many keys to return, 0 to ${MAX_FIRST}.` }),
       after: t.arg.string({ description: 'Return the keys that follow the edge with this cursor.' }),
     },
     extensions: {
-      upstreamCalls: (({ first, after }) => upstreamPagesFor((first as number | null) ?? 25, after as string | null, MAX_FIRST)) satisfies UpstreamCallEstimate,
+      upstreamCalls: (({ first, after }) =>
+        upstreamPagesFor((first as number | null) ?? 25, after as string | null, MAX_FIRST)) satisfies UpstreamCallEstimate,
     },
     resolve: async (_root, { first, after }, { caller }) => {
       const count = first ?? 25;
       if (count < 0 || count > MAX_FIRST) {
-        throw badUserInput(`"first" must be between 0 and ${MAX_FIRST}.`, [{ path: 'first', message: `must be between 0 and ${MAX_FIRST}` }]);
+        throw badUserInput(`"first" must be between 0 and ${MAX_FIRST}.`, [
+          { path: 'first', message: `must be between 0 and ${MAX_FIRST}` },
+        ]);
       }
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
       return forwardConnection<ApiKeyRecord>(

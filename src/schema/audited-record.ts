@@ -4,7 +4,7 @@ import './date-time.js';
 
 /** The audit fields every audited type shares, defined once as an interface. */
 export const AuditedRecord = builder.interfaceRef<AuditRecord>('AuditedRecord').implement({
-  description: 'A record that carries the upstream\'s audit fields: who created and last updated it, and when.',
+  description: "A record that carries the upstream's audit fields: who created and last updated it, and when.",
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the record, as the upstream issued it.' }),
     createdBy: t.string({ description: 'Id of the user who created the record.', resolve: (r) => r.created_by }),

@@ -53,4 +53,3 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({ description: 'Reads from the Video Management Service.' });
 builder.mutationType({ description: 'Changes to the Video Management Service. Each mutation sends exactly one upstream request.' });
-

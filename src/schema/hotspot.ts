@@ -5,11 +5,11 @@ import { inputRules, rules } from './input-rules.js';
 
 const HotspotAction = builder.enumType('HotspotAction', {
   description: 'What happens when a viewer clicks a hotspot.',
-  values: { LINK: { value: 'link', description: 'Open the hotspot\'s link.' } } as const,
+  values: { LINK: { value: 'link', description: "Open the hotspot's link." } } as const,
 });
 
 const HotspotTarget = builder.enumType('HotspotTarget', {
-  description: 'Where a hotspot\'s link opens.',
+  description: "Where a hotspot's link opens.",
   values: {
     BLANK: { value: '_blank', description: 'In a new window or tab (upstream "_blank").' },
     PARENT: { value: '_parent', description: 'In the parent browsing context (upstream "_parent").' },

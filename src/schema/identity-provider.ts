@@ -28,7 +28,10 @@ export const IdentityProvider = builder.objectRef<IdentityProviderRecord>('Ident
       description: 'The public certificate supplied by the identity provider (PEM), as given, line breaks included.',
     }),
     entityId: t.string({ description: 'The entity ID the application uses.', resolve: (p) => p.entity_id }),
-    signinUrl: t.string({ description: 'URL to which the identity provider expects SAML2 requests to be POSTed.', resolve: (p) => p.signin_url }),
+    signinUrl: t.string({
+      description: 'URL to which the identity provider expects SAML2 requests to be POSTed.',
+      resolve: (p) => p.signin_url,
+    }),
   }),
 });
 
@@ -40,7 +43,7 @@ builder.relayMutationField(
       name: t.string({ required: true, description: 'Name, 1 to 40 characters.' }),
       company: t.field({ type: IdentityProviderCompany, required: true, description: 'Vendor of the provider.' }),
       type: t.field({ type: IdentityProviderType, required: true, description: 'Sign-on protocol.' }),
-      certificate: t.string({ required: true, description: 'The provider\'s public X.509 certificate in PEM form; sent as given.' }),
+      certificate: t.string({ required: true, description: "The provider's public X.509 certificate in PEM form; sent as given." }),
       entityId: t.string({ required: true, description: 'The entity ID the application uses.' }),
       signinUrl: t.string({ required: true, description: 'http(s) URL to which SAML2 requests are POSTed.' }),
     }),

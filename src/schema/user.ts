@@ -20,7 +20,7 @@ export const User = builder.objectRef<UserRecord>('User').implement({
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Full name, 1 to 40 characters.' }),
     email: t.exposeString('email', { description: 'E-mail address. Read only: updateUser cannot change it.' }),
-    role: t.field({ type: UserRole, description: 'The user\'s role.', resolve: (u) => u.role as 'viewer' }),
+    role: t.field({ type: UserRole, description: "The user's role.", resolve: (u) => u.role as 'viewer' }),
   }),
 });
 

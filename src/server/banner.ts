@@ -20,10 +20,13 @@ export function announce({ config, port, sandboxToken, readable, workers }: Anno
   const url = `http://${shown}:${port}/graphql`;
   if (!readable) {
     logger.info({ url, port, workers, graphiql: config.graphiql, sandbox: sandboxToken !== undefined }, 'GraphQL gateway listening');
-    if (sandboxToken !== undefined) logger.info('UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data');
+    if (sandboxToken !== undefined)
+      logger.info('UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data');
     return;
   }
-  console.log(`GraphQL gateway listening on ${url}${config.graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}`);
+  console.log(
+    `GraphQL gateway listening on ${url}${config.graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}`,
+  );
   if (sandboxToken !== undefined) {
     console.log('UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data.');
     console.log(`Send this header with every request (GraphiQL opens with it filled in): Authorization: Bearer ${sandboxToken}`);

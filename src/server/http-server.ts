@@ -3,7 +3,6 @@ import { Readable } from 'node:stream';
 import type { Settings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 
-
 /**
  * The node:http server in front of the Yoga handler. It enforces the body limit here, where it
  * is cheap: a declared Content-Length is checked before a byte is read, and only a chunked body

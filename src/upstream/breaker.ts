@@ -36,7 +36,8 @@ export class UpstreamBreaker {
       rollingCountTimeout: windowMs,
       rollingCountBuckets: 10,
       // opossum passes fire()'s arguments after the error; its typings only declare the error.
-      errorFilter: ((error: unknown, _call: Call, signal: AbortSignal | undefined) => signal?.aborted === true || !isUpstreamFault(error)) as (error: unknown) => boolean,
+      errorFilter: ((error: unknown, _call: Call, signal: AbortSignal | undefined) =>
+        signal?.aborted === true || !isUpstreamFault(error)) as (error: unknown) => boolean,
     });
   }
 

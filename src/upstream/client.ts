@@ -97,7 +97,9 @@ export class UpstreamClient {
       bodyTimeout: timeoutMs,
       maxResponseSize: maxResponseBytes,
     });
-    this.#dispatcher = this.#pool.compose(retryInterceptor({ retries: settings.upstreamRetries, maxDelayMs: settings.upstreamRetryMaxDelayMs }));
+    this.#dispatcher = this.#pool.compose(
+      retryInterceptor({ retries: settings.upstreamRetries, maxDelayMs: settings.upstreamRetryMaxDelayMs }),
+    );
     this.#breaker = new UpstreamBreaker({
       errorPercent: settings.breakerErrorPercent,
       minCalls: settings.breakerMinCalls,
@@ -178,7 +180,14 @@ export class UpstreamClient {
     let retryAfter: string | undefined;
     let text: string;
     try {
-      const response = await this.#dispatcher.request({ method: request.method, path, headers, body, signal, retryOptions } as Dispatcher.RequestOptions);
+      const response = await this.#dispatcher.request({
+        method: request.method,
+        path,
+        headers,
+        body,
+        signal,
+        retryOptions,
+      } as Dispatcher.RequestOptions);
       status = response.statusCode;
       onStatus?.(status);
       const header = response.headers['retry-after'];
@@ -232,7 +241,8 @@ function parseJson(text: string): unknown {
 
 function parseAnswer(status: number, text: string, retryAfter: string | undefined): Envelope {
   const parsed = parseJson(text);
-  const envelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  const envelope =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   if (status < 200 || status > 299) {
     throw upstreamFailure({ status, errors: envelope?.errors, retryAfter });
   }

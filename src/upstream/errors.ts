@@ -96,14 +96,16 @@ function transportError(code: ErrorCode, message: string): UpstreamFailure {
 export const upstreamTimeout = (timeoutMs: number) =>
   transportError(ErrorCode.UPSTREAM_TIMEOUT, `The upstream service did not answer within ${timeoutMs} ms.`);
 
-export const upstreamUnavailable = () =>
-  transportError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream service could not be reached.');
+export const upstreamUnavailable = () => transportError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream service could not be reached.');
 
 export const upstreamBadResponse = (why: string) =>
   transportError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream service sent a response the gateway cannot read: ${why}.`);
 
 export const deadlineExceeded = (deadlineMs: number) =>
-  transportError(ErrorCode.UPSTREAM_TIMEOUT, `The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`);
+  transportError(
+    ErrorCode.UPSTREAM_TIMEOUT,
+    `The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`,
+  );
 
 export const circuitOpen = () =>
   transportError(

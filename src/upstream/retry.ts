@@ -41,7 +41,11 @@ export function retryInterceptor({ retries, maxDelayMs }: RetrySettings): Dispat
  */
 export function retryPolicy(deadline: number, signal: AbortSignal, random: () => number = Math.random): RetryHandler.RetryCallback {
   return (error, { state, opts }, next) => {
-    const { statusCode, code, headers } = error as Error & { statusCode?: number; code?: string; headers?: Record<string, string | string[]> };
+    const { statusCode, code, headers } = error as Error & {
+      statusCode?: number;
+      code?: string;
+      headers?: Record<string, string | string[]>;
+    };
     const options = opts.retryOptions ?? {};
     const retryable =
       (options.methods ?? []).includes(opts.method as never) &&
@@ -63,7 +67,12 @@ export function retryPolicy(deadline: number, signal: AbortSignal, random: () =>
   };
 }
 
-function delayMs(attempt: number, headers: Record<string, string | string[]> | undefined, maxDelayMs: number, random: () => number): number | undefined {
+function delayMs(
+  attempt: number,
+  headers: Record<string, string | string[]> | undefined,
+  maxDelayMs: number,
+  random: () => number,
+): number | undefined {
   const header = headers?.['retry-after'];
   const retryAfter = retryAfterSeconds(Array.isArray(header) ? header[0] : header);
   if (retryAfter !== undefined) return retryAfter * 1000 <= maxDelayMs ? retryAfter * 1000 : undefined;

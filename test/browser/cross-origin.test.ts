@@ -12,7 +12,16 @@ import { envelope } from '../support/recording-upstream.js';
  * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
  */
 const TOKEN = 'Bearer browser-user-token';
-const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const key = {
+  id: 'k1',
+  name: 'Key 1',
+  type: 'api',
+  permissions: [],
+  created_by: 'u',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'u',
+  updated_time: '2025-01-01T00:00:00.000Z',
+};
 
 /** Serves one empty HTML page, the "frontend app" whose origin is under test. */
 async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
@@ -59,11 +68,21 @@ async function queryFrom({ browser, gateway }: { browser: BrowserContext; gatewa
 describeInBrowser('a page on another origin', () => {
   it('on the allow-list queries the gateway with its bearer token and reads the answer', async ({ browser, gateway, upstream }) => {
     const answer = await queryFrom({ browser, gateway }, listedApp.origin);
-    expect(answer).toEqual({ status: 200, body: { data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }] } } }, requestId: 'browser-req-1' });
-    expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([['GET', '/v2/api_keys', { limit: '1' }, TOKEN]]);
+    expect(answer).toEqual({
+      status: 200,
+      body: { data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }] } } },
+      requestId: 'browser-req-1',
+    });
+    expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([
+      ['GET', '/v2/api_keys', { limit: '1' }, TOKEN],
+    ]);
   });
 
-  it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async ({ browser, gateway, upstream }) => {
+  it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async ({
+    browser,
+    gateway,
+    upstream,
+  }) => {
     const answer = await queryFrom({ browser, gateway }, otherApp.origin);
     expect(answer).toEqual({ failed: 'TypeError: Failed to fetch' });
     expect(upstream.requests).toEqual([]);

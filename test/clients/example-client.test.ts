@@ -50,7 +50,15 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
     } as const;
     expect(await createIdentityProvider(client, input)).toEqual({
       clientMutationId: null,
-      identityProvider: { id: newId, name: 'Okta SSO', type: 'SAML2', company: 'OKTA', entityId: 'urn:example:video-app', signinUrl: 'https://idp.example.com/sso/saml', certificate },
+      identityProvider: {
+        id: newId,
+        name: 'Okta SSO',
+        type: 'SAML2',
+        company: 'OKTA',
+        entityId: 'urn:example:video-app',
+        signinUrl: 'https://idp.example.com/sso/saml',
+        certificate,
+      },
     });
   });
 
@@ -93,7 +101,7 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
     });
   });
 
-  it('surfaces the gateway\'s stable error code', async ({ client }) => {
+  it("surfaces the gateway's stable error code", async ({ client }) => {
     const failure = await updateCategory(client, { id: 'cat_999', name: 'Nobody' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(VmsError);
     expect((failure as VmsError).codes).toEqual(['NOT_FOUND']);

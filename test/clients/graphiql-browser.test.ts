@@ -14,7 +14,10 @@ const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00
 const it = gatewayOverSandbox({ graphiqlHeaders: { Authorization: `Bearer ${SANDBOX_TOKEN}` } });
 
 describeInBrowser('GraphiQL in headless Chromium', () => {
-  it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async ({ browser, gateway }) => {
+  it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async ({
+    browser,
+    gateway,
+  }) => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
@@ -27,7 +30,13 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     const request = await executed;
     expect(request.headers().authorization).toBe(`Bearer ${SANDBOX_TOKEN}`);
     const answer = await (await request.response())!.json();
-    expect(answer.data.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(['API key 1', 'API key 2', 'API key 3', 'API key 4', 'API key 5']);
+    expect(answer.data.apiKeys.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual([
+      'API key 1',
+      'API key 2',
+      'API key 3',
+      'API key 4',
+      'API key 5',
+    ]);
     const result = page.locator('.graphiql-response');
     await expect.poll(() => shown(result), { timeout: 15_000 }).toContain('"name": "API key 1"');
     expect(await shown(result)).toContain('"name": "API key 2"');
@@ -42,10 +51,14 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     // After a tab switch GraphiQL keeps the previous tab's operation name ("Cannot infer operation
     // ApiKeys") until the cursor lands in the editor, as a user's click does.
     await page.locator('.graphiql-query-editor').getByText('mutation UpdateCategory').click();
-    const mutated = page.waitForRequest((request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'UpdateCategory');
+    const mutated = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'UpdateCategory',
+    );
     await page.locator('.graphiql-execute-button').click();
     const mutation = await (await (await mutated).response())!.json();
-    expect(mutation).toMatchObject({ data: { updateCategory: { category: { id: 'cat_001', name: 'Renamed in GraphiQL', value: 'category-1' } } } });
+    expect(mutation).toMatchObject({
+      data: { updateCategory: { category: { id: 'cat_001', name: 'Renamed in GraphiQL', value: 'category-1' } } },
+    });
     await expect.poll(() => shown(page.locator('.graphiql-response')), { timeout: 15_000 }).toContain('"name": "Renamed in GraphiQL"');
   });
 });

@@ -22,14 +22,17 @@ async function run(audits: Audit[]): Promise<AuditResult[]> {
   return results;
 }
 
-const failures = (results: AuditResult[]) => results.flatMap((r) => (r.status === 'ok' ? [] : [`${r.id} ${r.status} ${r.name}: ${r.reason}`]));
+const failures = (results: AuditResult[]) =>
+  results.flatMap((r) => (r.status === 'ok' ? [] : [`${r.id} ${r.status} ${r.name}: ${r.reason}`]));
 
 describe('graphql-http serverAudits', () => {
   it('passes every MUST and SHOULD audit; only the three CSRF-guarded MAY audits fail', async ({ gateway }) => {
     const results = await run(serverAudits({ url: gateway.url }));
     expect(results.length).toBeGreaterThan(50);
     expect(failures(results)).toEqual(
-      results.filter((r) => NOT_PASSED_WITHOUT_CSRF_HEADER.includes(r.id)).map((r) => `${r.id} notice ${r.name}: Response status code is not 200`),
+      results
+        .filter((r) => NOT_PASSED_WITHOUT_CSRF_HEADER.includes(r.id))
+        .map((r) => `${r.id} notice ${r.name}: Response status code is not 200`),
     );
     expect(results.filter((r) => r.name.startsWith('MAY') && NOT_PASSED_WITHOUT_CSRF_HEADER.includes(r.id))).toHaveLength(3);
   });
@@ -45,7 +48,11 @@ describe('graphql-http serverAudits', () => {
   });
 });
 
-async function call(gateway: RunningGateway, method: string, init: { query?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}) {
+async function call(
+  gateway: RunningGateway,
+  method: string,
+  init: { query?: Record<string, string>; headers?: Record<string, string>; body?: string } = {},
+) {
   const url = new URL(gateway.url);
   for (const [key, value] of Object.entries(init.query ?? {})) url.searchParams.set(key, value);
   const response = await fetch(url, { method, headers: init.headers, body: init.body });
@@ -64,14 +71,25 @@ const postHeaders = (accept = GRAPHQL_RESPONSE) => ({ 'content-type': 'applicati
 describe('GET and POST rules', () => {
   it('runs a query sent by GET', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
-    const answer = await call(gateway, 'GET', { query: { query: 'query Keys($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: '{"n":2}' }, headers: getHeaders });
-    expect(answer).toEqual({ status: 200, contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`, allow: null, body: { data: { apiKeys: { nodes: [] } } } });
+    const answer = await call(gateway, 'GET', {
+      query: { query: 'query Keys($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: '{"n":2}' },
+      headers: getHeaders,
+    });
+    expect(answer).toEqual({
+      status: 200,
+      contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`,
+      allow: null,
+      body: { data: { apiKeys: { nodes: [] } } },
+    });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"2"}']);
   });
 
   it('refuses a mutation sent by GET with 405 and Allow: POST, reaching no upstream', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
-    const answer = await call(gateway, 'GET', { query: { query: 'mutation { createFolder(input: { name: "x" }) { folder { id } } }' }, headers: getHeaders });
+    const answer = await call(gateway, 'GET', {
+      query: { query: 'mutation { createFolder(input: { name: "x" }) { folder { id } } }' },
+      headers: getHeaders,
+    });
     expect(answer).toEqual({
       status: 405,
       contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`,
@@ -93,7 +111,8 @@ describe('GET and POST rules', () => {
 });
 
 describe('status codes for application/graphql-response+json', () => {
-  const post = (gateway: RunningGateway, body: unknown, accept?: string) => call(gateway, 'POST', { headers: postHeaders(accept), body: JSON.stringify(body) });
+  const post = (gateway: RunningGateway, body: unknown, accept?: string) =>
+    call(gateway, 'POST', { headers: postHeaders(accept), body: JSON.stringify(body) });
 
   it.for<[string, object, string, string]>([
     ['a parse error', { query: '{' }, 'GRAPHQL_PARSE_FAILED', 'Syntax Error: Expected Name, found <EOF>.'],
@@ -111,11 +130,16 @@ describe('status codes for application/graphql-response+json', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.data).toBeUndefined();
     // The wording after the first clause depends on the executor (graphql-js or graphql-jit).
-    expect(answer.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^Variable "\$n" got invalid value "ten";/) })]);
+    expect(answer.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^Variable "\$n" got invalid value "ten";/) }),
+    ]);
   });
 
   it('a field error during execution is 200 with partial data', async ({ gateway }) => {
-    const answer = await call(gateway, 'POST', { headers: { 'content-type': 'application/json', accept: GRAPHQL_RESPONSE }, body: '{"query":"{ apiKeys { nodes { id } } }"}' });
+    const answer = await call(gateway, 'POST', {
+      headers: { 'content-type': 'application/json', accept: GRAPHQL_RESPONSE },
+      body: '{"query":"{ apiKeys { nodes { id } } }"}',
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({ apiKeys: null });
     expect(answer.body.errors).toEqual([expect.objectContaining({ path: ['apiKeys'], extensions: { code: 'UNAUTHENTICATED' } })]);
@@ -128,7 +152,10 @@ describe('status codes for application/graphql-response+json', () => {
 
   it('an Accept the gateway cannot produce is 406; a body it cannot read is 415', async ({ gateway }) => {
     expect((await post(gateway, { query: '{ __typename }' }, 'application/xml')).status).toBe(406);
-    const answer = await call(gateway, 'POST', { headers: { 'content-type': 'application/xml', accept: GRAPHQL_RESPONSE }, body: '<query/>' });
+    const answer = await call(gateway, 'POST', {
+      headers: { 'content-type': 'application/xml', accept: GRAPHQL_RESPONSE },
+      body: '<query/>',
+    });
     expect(answer.status).toBe(415);
   });
 });

@@ -25,7 +25,20 @@ describe('TRUSTED_DOCUMENTS set', () => {
 
   it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async ({ gateway, upstream }) => {
     upstream.requests.length = 0;
-    upstream.answer(() => ({ body: envelope([{ id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' }]) }));
+    upstream.answer(() => ({
+      body: envelope([
+        {
+          id: 'k1',
+          name: 'Key 1',
+          type: 'api',
+          permissions: [],
+          created_by: 'u',
+          created_time: '2025-01-01T00:00:00.000Z',
+          updated_by: 'u',
+          updated_time: '2025-01-01T00:00:00.000Z',
+        },
+      ]),
+    }));
     const answer = await post(gateway.url, { documentId: apiKeysId, variables: { first: 1 } });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"1"}']);
     expect(answer).toEqual({
@@ -33,7 +46,12 @@ describe('TRUSTED_DOCUMENTS set', () => {
       body: {
         data: {
           apiKeys: {
-            edges: [{ cursor: expect.any(String), node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' } }],
+            edges: [
+              {
+                cursor: expect.any(String),
+                node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' },
+              },
+            ],
             pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: expect.any(String), endCursor: expect.any(String) },
           },
         },
@@ -81,7 +99,13 @@ describe('the example client in trusted-documents mode, against the sandbox', ()
     const client = createVmsClient({ url: gateway.url, token: sandbox.token, trustedDocuments: true });
     const keys = await listAllApiKeys(client, 25);
     expect(keys).toHaveLength(62);
-    expect(keys[61]).toEqual({ id: 'ak_062', name: 'API key 62', type: 'api', permissions: ['fetch'], createdTime: '2025-01-01T01:01:00.000Z' });
+    expect(keys[61]).toEqual({
+      id: 'ak_062',
+      name: 'API key 62',
+      type: 'api',
+      permissions: ['fetch'],
+      createdTime: '2025-01-01T01:01:00.000Z',
+    });
     const { category } = await updateCategory(client, { id: 'cat_003', value: 'trusted' });
     expect(category).toMatchObject({ id: 'cat_003', name: 'Category 3', value: 'trusted' });
   });
@@ -110,7 +134,9 @@ describe('configuration', () => {
 
   it('refuses to start with a manifest it cannot use', () => {
     const upstreamUrl = new URL('http://127.0.0.1:9/v2');
-    expect(() => createGateway({ upstreamUrl, trustedDocuments: '/nonexistent/manifest.json' })).toThrow(/^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json as JSON/);
+    expect(() => createGateway({ upstreamUrl, trustedDocuments: '/nonexistent/manifest.json' })).toThrow(
+      /^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json as JSON/,
+    );
     expect(() => createGateway({ upstreamUrl, trustedDocuments: new URL('../../package.json', import.meta.url).pathname })).toThrow(
       /must be a non-empty JSON object mapping document ids to document text/,
     );

@@ -6,11 +6,19 @@ import type { RunningGateway } from '../support/gateway.js';
 const it = gatewayOverUpstream();
 
 const post = (gateway: RunningGateway, body: string, headers: Record<string, string> = {}) =>
-  fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers }, body });
+  fetch(gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+    body,
+  });
 
 describe('request errors', () => {
   it('variables that do not fit their types are BAD_USER_INPUT, HTTP 400', async ({ gateway, upstream }) => {
-    const response = await post(gateway, JSON.stringify({ query: 'query ($n: Int!) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'x' } }), { authorization: 'Bearer t' });
+    const response = await post(
+      gateway,
+      JSON.stringify({ query: 'query ($n: Int!) { apiKeys(first: $n) { nodes { id } } }', variables: { n: 'x' } }),
+      { authorization: 'Bearer t' },
+    );
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       errors: [
@@ -31,7 +39,10 @@ describe('request errors', () => {
       errors: [
         {
           message: 'POST body sent invalid JSON.',
-          extensions: { code: 'BAD_REQUEST', originalError: { name: 'SyntaxError', message: 'Unexpected end of JSON input, "{"query": " is not valid JSON' } },
+          extensions: {
+            code: 'BAD_REQUEST',
+            originalError: { name: 'SyntaxError', message: 'Unexpected end of JSON input, "{"query": " is not valid JSON' },
+          },
         },
       ],
     });
@@ -40,6 +51,8 @@ describe('request errors', () => {
   it('a GET without the CSRF header is CSRF_HEADER_REQUIRED, HTTP 403', async ({ gateway }) => {
     const response = await fetch(`${gateway.url}?query=${encodeURIComponent('{ __typename }')}`);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ errors: [{ message: 'Required CSRF header(s) not present', extensions: { code: 'CSRF_HEADER_REQUIRED' } }] });
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'Required CSRF header(s) not present', extensions: { code: 'CSRF_HEADER_REQUIRED' } }],
+    });
   });
 });

@@ -10,7 +10,8 @@ const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}
 
 const it = gatewayOverSandbox();
 
-const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ id: `ak_${String(from + i).padStart(3, '0')}` }));
+const ids = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ id: `ak_${String(from + i).padStart(3, '0')}` }));
 
 describe('apiKeys against the sandbox', () => {
   it('pages through all 62 keys with after: endCursor, 25 at a time', async ({ gateway }) => {
@@ -18,10 +19,13 @@ describe('apiKeys against the sandbox', () => {
     const pages: boolean[] = [];
     let after: string | null = null;
     do {
-      const answer = await gateway.graphql('query ($after: String) { apiKeys(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }', {
-        headers: auth,
-        variables: { after },
-      });
+      const answer = await gateway.graphql(
+        'query ($after: String) { apiKeys(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }',
+        {
+          headers: auth,
+          variables: { after },
+        },
+      );
       const { nodes, pageInfo } = (answer.body.data as any).apiKeys;
       seen.push(...nodes);
       pages.push(pageInfo.hasNextPage);
@@ -32,22 +36,36 @@ describe('apiKeys against the sandbox', () => {
   });
 
   it('serves first: 100 by chaining pages up to the end of the list', async ({ gateway }) => {
-    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }', {
+      headers: auth,
+    });
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(1, 62), pageInfo: { hasNextPage: false, hasPreviousPage: false } });
   });
 
   it('resumes from the middle of an upstream page', async ({ gateway }) => {
     const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor } } }', { headers: auth });
     const cursor = (first.body.data as any).apiKeys.edges[11].cursor;
-    const answer = await gateway.graphql(`{ apiKeys(first: 20, after: "${cursor}") { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`, { headers: auth });
+    const answer = await gateway.graphql(
+      `{ apiKeys(first: 20, after: "${cursor}") { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`,
+      { headers: auth },
+    );
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(13, 32), pageInfo: { hasNextPage: true, hasPreviousPage: true } });
   });
 
-  it('maps the real service\'s permission strings', async ({ gateway }) => {
-    const answer = await gateway.graphql('{ apiKeys(first: 2) { nodes { id name type permissions createdBy createdTime } } }', { headers: auth });
+  it("maps the real service's permission strings", async ({ gateway }) => {
+    const answer = await gateway.graphql('{ apiKeys(first: 2) { nodes { id name type permissions createdBy createdTime } } }', {
+      headers: auth,
+    });
     expect((answer.body.data as any).apiKeys.nodes).toEqual([
       { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], createdBy: 'usr_owner', createdTime: '2025-01-01T00:00:00.000Z' },
-      { id: 'ak_002', name: 'API key 2', type: 'api', permissions: ['fetch'], createdBy: 'usr_owner', createdTime: '2025-01-01T00:01:00.000Z' },
+      {
+        id: 'ak_002',
+        name: 'API key 2',
+        type: 'api',
+        permissions: ['fetch'],
+        createdBy: 'usr_owner',
+        createdTime: '2025-01-01T00:01:00.000Z',
+      },
     ]);
   });
 });
@@ -61,16 +79,40 @@ describe('mutations against the sandbox', () => {
     expect(answer.body).toEqual({
       data: {
         updateHotspot: {
-          hotspot: { id: 'hs_002', name: 'Shop', showAt: '00:00:05', hideAt: '00:01:00', x: 80, y: 50, action: 'LINK', link: 'https://example.com/hotspot-2', target: 'PARENT', opacity: 'OPAQUE' },
+          hotspot: {
+            id: 'hs_002',
+            name: 'Shop',
+            showAt: '00:00:05',
+            hideAt: '00:01:00',
+            x: 80,
+            y: 50,
+            action: 'LINK',
+            link: 'https://example.com/hotspot-2',
+            target: 'PARENT',
+            opacity: 'OPAQUE',
+          },
         },
       },
     });
   });
 
-  it('createIdentityProvider keeps the certificate\'s line breaks', async ({ gateway }) => {
+  it("createIdentityProvider keeps the certificate's line breaks", async ({ gateway }) => {
     const answer = await gateway.graphql(
       'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }',
-      { headers: auth, variables: { input: { name: 'Corporate Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:vms', signinUrl: 'https://okta.example/sso', clientMutationId: 'c1' } } },
+      {
+        headers: auth,
+        variables: {
+          input: {
+            name: 'Corporate Okta',
+            company: 'OKTA',
+            type: 'SAML2',
+            certificate,
+            entityId: 'urn:vms',
+            signinUrl: 'https://okta.example/sso',
+            clientMutationId: 'c1',
+          },
+        },
+      },
     );
     expect(answer.body).toEqual({
       data: {
@@ -114,8 +156,11 @@ describe('mutations against the sandbox', () => {
     });
   });
 
-  it('unknown ids are NOT_FOUND with the upstream\'s own message', async ({ gateway }) => {
-    const answer = await gateway.graphql('mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_999", name: "x" }) { hotspot { id } } }', { headers: auth });
+  it("unknown ids are NOT_FOUND with the upstream's own message", async ({ gateway }) => {
+    const answer = await gateway.graphql(
+      'mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_999", name: "x" }) { hotspot { id } } }',
+      { headers: auth },
+    );
     expect(answer.body).toEqual({
       data: { updateHotspot: null },
       errors: [
@@ -123,7 +168,10 @@ describe('mutations against the sandbox', () => {
           message: 'Hotspot hs_999 not found on video vid_001',
           locations: [{ line: 1, column: 12 }],
           path: ['updateHotspot'],
-          extensions: { code: 'NOT_FOUND', upstream: { status: 404, error: { code: 'not_found', message: 'Hotspot hs_999 not found on video vid_001' } } },
+          extensions: {
+            code: 'NOT_FOUND',
+            upstream: { status: 404, error: { code: 'not_found', message: 'Hotspot hs_999 not found on video vid_001' } },
+          },
         },
       ],
     });

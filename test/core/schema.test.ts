@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { buildClientSchema, buildSchema, getIntrospectionQuery, isEnumType, isInputObjectType, isInterfaceType, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
+import {
+  buildClientSchema,
+  buildSchema,
+  getIntrospectionQuery,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  lexicographicSortSchema,
+  printSchema,
+} from 'graphql';
 import { describe, expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { schema } from '../../src/schema/index.js';
@@ -28,7 +38,8 @@ describe('schema.graphql', () => {
       if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
         for (const field of Object.values(type.getFields())) {
           if (!field.description) missing.push(`${type.name}.${field.name}`);
-          for (const arg of 'args' in field ? field.args : []) if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
+          for (const arg of 'args' in field ? field.args : [])
+            if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
         }
       }
       if (isEnumType(type)) for (const value of type.getValues()) if (!value.description) missing.push(`${type.name}.${value.name}`);

@@ -36,14 +36,27 @@ afterEach(() => {
 
 describe('configuration', () => {
   it('has documented defaults', () => {
-    expect(loadConfig({})).toMatchObject({ port: 4000, host: '0.0.0.0', upstreamUrl: undefined, upstreamTimeoutMs: 10000, graphiql: true, production: false });
+    expect(loadConfig({})).toMatchObject({
+      port: 4000,
+      host: '0.0.0.0',
+      upstreamUrl: undefined,
+      upstreamTimeoutMs: 10000,
+      graphiql: true,
+      production: false,
+    });
   });
 
   it.each([
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be a port number from 0 to 65535.'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be a port number from 0 to 65535.'],
-    [{ UPSTREAM_URL: 'ftp://files.example/v2' }, 'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.'],
-    [{ UPSTREAM_URL: 'https://api.example.com/v1' }, 'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.'],
+    [
+      { UPSTREAM_URL: 'ftp://files.example/v2' },
+      'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.',
+    ],
+    [
+      { UPSTREAM_URL: 'https://api.example.com/v1' },
+      'Invalid configuration: UPSTREAM_URL must be an http(s) URL whose path ends in /v2, without query or fragment.',
+    ],
     [{ UPSTREAM_TIMEOUT_MS: '0' }, 'Invalid configuration: UPSTREAM_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000.'],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
@@ -53,9 +66,13 @@ describe('configuration', () => {
     const main = startMain({ PORT: 'not-a-port' });
     running = main.child;
     expect(await main.exited).toBe(1);
-    expect(main.output().trim().split('\n').filter((line) => !line.includes('ExperimentalWarning'))).toEqual([
-      'Invalid configuration: PORT must be a port number from 0 to 65535.',
-    ]);
+    expect(
+      main
+        .output()
+        .trim()
+        .split('\n')
+        .filter((line) => !line.includes('ExperimentalWarning')),
+    ).toEqual(['Invalid configuration: PORT must be a port number from 0 to 65535.']);
   });
 });
 

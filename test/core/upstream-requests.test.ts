@@ -11,8 +11,18 @@ const TOKEN = 'Bearer caller-token-1';
 const auth = { authorization: TOKEN };
 const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 
-const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_2', updated_time: '2025-02-01T00:00:00.000Z' };
-const auditOut = { createdBy: 'usr_1', createdTime: '2025-01-01T00:00:00.000Z', updatedBy: 'usr_2', updatedTime: '2025-02-01T00:00:00.000Z' };
+const audit = {
+  created_by: 'usr_1',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'usr_2',
+  updated_time: '2025-02-01T00:00:00.000Z',
+};
+const auditOut = {
+  createdBy: 'usr_1',
+  createdTime: '2025-01-01T00:00:00.000Z',
+  updatedBy: 'usr_2',
+  updatedTime: '2025-02-01T00:00:00.000Z',
+};
 
 const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 500 });
 it.beforeEach(({ upstream }) => {
@@ -20,11 +30,20 @@ it.beforeEach(({ upstream }) => {
 });
 
 function keys(from: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({ id: `k${from + i}`, name: `Key ${from + i}`, type: 'api', permissions: i % 2 ? ['fetch'] : [], ...audit }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: `k${from + i}`,
+    name: `Key ${from + i}`,
+    type: 'api',
+    permissions: i % 2 ? ['fetch'] : [],
+    ...audit,
+  }));
 }
 
 describe('apiKeys', () => {
-  it('sends GET /v2/api_keys?limit=N with the caller\'s Authorization and x-request-id, and maps every field', async ({ gateway, upstream }) => {
+  it("sends GET /v2/api_keys?limit=N with the caller's Authorization and x-request-id, and maps every field", async ({
+    gateway,
+    upstream,
+  }) => {
     upstream.answer(() => ({ body: envelope(keys(1, 2), {}) }));
     const answer = await gateway.graphql(
       '{ apiKeys(first: 2) { edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
@@ -59,7 +78,10 @@ describe('apiKeys', () => {
 
   it('uses a declared variable default when the variable is omitted, also for a non-null variable', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([], {}) }));
-    const answer = await gateway.graphql('query Keys($n: Int! = 2, $after: String = null) { apiKeys(first: $n, after: $after) { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql(
+      'query Keys($n: Int! = 2, $after: String = null) { apiKeys(first: $n, after: $after) { nodes { id } } }',
+      { headers: auth },
+    );
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
     expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '2' }]);
   });
@@ -91,7 +113,9 @@ describe('apiKeys', () => {
 
   it('deduplicates identical reads within one operation (two aliases, one upstream call)', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(keys(1, 5), {}) }));
-    const answer = await gateway.graphql('{ a: apiKeys(first: 5) { nodes { id } } b: apiKeys(first: 5) { nodes { name } } }', { headers: auth });
+    const answer = await gateway.graphql('{ a: apiKeys(first: 5) { nodes { id } } b: apiKeys(first: 5) { nodes { name } } }', {
+      headers: auth,
+    });
     expect(upstream.requests).toHaveLength(1);
     expect((answer.body.data as any).a.nodes).toHaveLength(5);
     expect((answer.body.data as any).b.nodes[4]).toEqual({ name: 'Key 5' });
@@ -105,7 +129,9 @@ describe('apiKeys', () => {
   });
 
   it('resumes from a cursor in the middle of an upstream page with the upstream cursor of that page', async ({ gateway, upstream }) => {
-    upstream.answer((request) => ({ body: envelope(keys(request.query.cursor === 'p2' ? 26 : 1, Number(request.query.limit)), { next: '/v2/api_keys?cursor=p2' }) }));
+    upstream.answer((request) => ({
+      body: envelope(keys(request.query.cursor === 'p2' ? 26 : 1, Number(request.query.limit)), { next: '/v2/api_keys?cursor=p2' }),
+    }));
     const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: auth });
     const edges = (first.body.data as any).apiKeys.edges;
     expect(edges[27].node).toEqual({ id: 'k28' });
@@ -136,54 +162,126 @@ describe('apiKeys', () => {
 
   it('refuses a cursor it did not issue before any upstream call', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: auth });
-    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'after', message: 'is not a valid cursor' }] });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'after', message: 'is not a valid cursor' }],
+    });
     expect(upstream.requests).toEqual([]);
   });
 
   it('answers first: 0 with an empty connection and no upstream call', async ({ gateway, upstream }) => {
-    const answer = await gateway.graphql('{ apiKeys(first: 0) { edges { cursor } pageInfo { hasNextPage startCursor endCursor } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 0) { edges { cursor } pageInfo { hasNextPage startCursor endCursor } } }', {
+      headers: auth,
+    });
     expect(answer.body).toEqual({ data: { apiKeys: { edges: [], pageInfo: { hasNextPage: false, startCursor: null, endCursor: null } } } });
     expect(upstream.requests).toEqual([]);
   });
 });
 
 describe('mutations send exactly the fields given, in upstream form', () => {
-  const hotspot = { id: 'hs 1', name: 'Buy', show_at: '00:00:01', hide_at: '00:00:09', x: 10.5, y: 90, action: 'link', link: 'https://shop.example/a', target: '_parent', opacity: 'opaque' };
+  const hotspot = {
+    id: 'hs 1',
+    name: 'Buy',
+    show_at: '00:00:01',
+    hide_at: '00:00:09',
+    x: 10.5,
+    y: 90,
+    action: 'link',
+    link: 'https://shop.example/a',
+    target: '_parent',
+    opacity: 'opaque',
+  };
 
   it('updateHotspot: PATCH /videos/{videoId}/hotspots/{id}, ids encoded as one path segment', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(hotspot) }));
     const answer = await gateway.graphql(
       `mutation ($input: UpdateHotspotInput!) { updateHotspot(input: $input) { clientMutationId hotspot { id name showAt hideAt x y action link target opacity } } }`,
-      { headers: auth, variables: { input: { videoId: 'vid ü', id: 'hs 1', showAt: '00:00:01', x: 10.5, target: 'PARENT', opacity: 'OPAQUE', clientMutationId: 'm-1' } } },
+      {
+        headers: auth,
+        variables: {
+          input: {
+            videoId: 'vid ü',
+            id: 'hs 1',
+            showAt: '00:00:01',
+            x: 10.5,
+            target: 'PARENT',
+            opacity: 'OPAQUE',
+            clientMutationId: 'm-1',
+          },
+        },
+      },
     );
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body, type: r.headers['content-type'] }))).toEqual([
-      { method: 'PATCH', path: '/v2/videos/vid%20%C3%BC/hotspots/hs%201', body: { show_at: '00:00:01', x: 10.5, target: '_parent', opacity: 'opaque' }, type: 'application/json' },
+      {
+        method: 'PATCH',
+        path: '/v2/videos/vid%20%C3%BC/hotspots/hs%201',
+        body: { show_at: '00:00:01', x: 10.5, target: '_parent', opacity: 'opaque' },
+        type: 'application/json',
+      },
     ]);
     expect(answer.body).toEqual({
       data: {
         updateHotspot: {
           clientMutationId: 'm-1',
-          hotspot: { id: 'hs 1', name: 'Buy', showAt: '00:00:01', hideAt: '00:00:09', x: 10.5, y: 90, action: 'LINK', link: 'https://shop.example/a', target: 'PARENT', opacity: 'OPAQUE' },
+          hotspot: {
+            id: 'hs 1',
+            name: 'Buy',
+            showAt: '00:00:01',
+            hideAt: '00:00:09',
+            x: 10.5,
+            y: 90,
+            action: 'LINK',
+            link: 'https://shop.example/a',
+            target: 'PARENT',
+            opacity: 'OPAQUE',
+          },
         },
       },
     });
   });
 
   it('createIdentityProvider: POST /idps with the certificate exactly as given', async ({ gateway, upstream }) => {
-    const record = { id: 'idp1', name: 'Okta', company: 'okta', type: 'saml2', certificate, entity_id: 'urn:app', signin_url: 'https://sso.example/saml', ...audit };
+    const record = {
+      id: 'idp1',
+      name: 'Okta',
+      company: 'okta',
+      type: 'saml2',
+      certificate,
+      entity_id: 'urn:app',
+      signin_url: 'https://sso.example/saml',
+      ...audit,
+    };
     upstream.answer(() => ({ body: envelope(record) }));
     const answer = await gateway.graphql(
       `mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }`,
-      { headers: auth, variables: { input: { name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml' } } },
+      {
+        headers: auth,
+        variables: {
+          input: { name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml' },
+        },
+      },
     );
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
-      { method: 'POST', path: '/v2/idps', body: { name: 'Okta', company: 'okta', type: 'saml2', certificate, entity_id: 'urn:app', signin_url: 'https://sso.example/saml' } },
+      {
+        method: 'POST',
+        path: '/v2/idps',
+        body: { name: 'Okta', company: 'okta', type: 'saml2', certificate, entity_id: 'urn:app', signin_url: 'https://sso.example/saml' },
+      },
     ]);
     expect(answer.body).toEqual({
       data: {
         createIdentityProvider: {
           clientMutationId: null,
-          identityProvider: { id: 'idp1', name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml', ...auditOut },
+          identityProvider: {
+            id: 'idp1',
+            name: 'Okta',
+            company: 'OKTA',
+            type: 'SAML2',
+            certificate,
+            entityId: 'urn:app',
+            signinUrl: 'https://sso.example/saml',
+            ...auditOut,
+          },
         },
       },
     });
@@ -258,9 +356,18 @@ describe('client mistakes are answered before anything goes upstream', () => {
     [`createFolder(input: { name: "${'x'.repeat(41)}" })`, [{ path: 'input.name', message: 'must be 1 to 40 characters long' }]],
     ['updateCategory(input: { id: "c", value: "" })', [{ path: 'input.value', message: 'must be 1 to 40 characters long' }]],
     ['updateCategory(input: { id: "c" })', [{ path: 'input', message: 'must change at least one of: name, value' }]],
-    ['updateCategory(input: { id: "c", name: null })', [{ path: 'input.name', message: 'must not be null: omit the field to leave it unchanged' }]],
-    ['updateUser(input: { id: "..", name: "A" })', [{ path: 'input.id', message: 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."' }]],
-    ['updateUser(input: { id: "u", role: null })', [{ path: 'input.role', message: 'must not be null: omit the field to leave it unchanged' }]],
+    [
+      'updateCategory(input: { id: "c", name: null })',
+      [{ path: 'input.name', message: 'must not be null: omit the field to leave it unchanged' }],
+    ],
+    [
+      'updateUser(input: { id: "..", name: "A" })',
+      [{ path: 'input.id', message: 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."' }],
+    ],
+    [
+      'updateUser(input: { id: "u", role: null })',
+      [{ path: 'input.role', message: 'must not be null: omit the field to leave it unchanged' }],
+    ],
     [
       'updateHotspot(input: { videoId: "v/1", id: "h", showAt: "00:61:00", link: "ftp://x.example" })',
       [
@@ -310,11 +417,18 @@ describe('upstream errors become precise GraphQL errors', () => {
     const answer = await gateway.graphql(folder, { headers: auth });
     expect(answer.body).toEqual({
       data: { createFolder: null },
-      errors: [{ message: `detail ${status}`, locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code, upstream: { status, error } } }],
+      errors: [
+        {
+          message: `detail ${status}`,
+          locations: [{ line: 1, column: 12 }],
+          path: ['createFolder'],
+          extensions: { code, upstream: { status, error } },
+        },
+      ],
     });
   });
 
-  it('each object of the errors array is its own error at the field\'s path', async ({ gateway, upstream }) => {
+  it("each object of the errors array is its own error at the field's path", async ({ gateway, upstream }) => {
     const errors = [
       { field: 'name', message: 'name is taken' },
       { field: 'name', title: 'name is reserved' },
@@ -322,43 +436,78 @@ describe('upstream errors become precise GraphQL errors', () => {
     upstream.answer(() => ({ status: 422, body: { success: false, result: null, errors, links: {} } }));
     const answer = await gateway.graphql(folder, { headers: auth });
     expect(answer.body.errors).toEqual([
-      { message: 'name is taken', locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[0] } } },
-      { message: 'name is reserved', locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[1] } } },
+      {
+        message: 'name is taken',
+        locations: [{ line: 1, column: 12 }],
+        path: ['createFolder'],
+        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[0] } },
+      },
+      {
+        message: 'name is reserved',
+        locations: [{ line: 1, column: 12 }],
+        path: ['createFolder'],
+        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[1] } },
+      },
     ]);
   });
 
   it('429 is RATE_LIMITED with retryAfter in seconds', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ status: 429, headers: { 'retry-after': '30' }, body: { success: false, result: null, errors: [{ message: 'Too many requests' }], links: {} } }));
+    upstream.answer(() => ({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      body: { success: false, result: null, errors: [{ message: 'Too many requests' }], links: {} },
+    }));
     const answer = await gateway.graphql(folder, { headers: auth });
-    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 30, upstream: { status: 429, error: { message: 'Too many requests' } } });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({
+      code: 'RATE_LIMITED',
+      retryAfter: 30,
+      upstream: { status: 429, error: { message: 'Too many requests' } },
+    });
   });
 
   it('an error status without an envelope gets one generic error naming the status', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 401, body: '' }));
     const answer = await gateway.graphql(folder, { headers: auth });
-    expect(answer.body.errors?.[0]).toMatchObject({ message: 'The upstream service answered with HTTP status 401.', extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } } });
+    expect(answer.body.errors?.[0]).toMatchObject({
+      message: 'The upstream service answered with HTTP status 401.',
+      extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } },
+    });
   });
 
   it('a 2xx with success: false is an error too', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body: { success: false, result: null, errors: [{ message: 'quota exceeded' }], links: {} } }));
     const answer = await gateway.graphql(folder, { headers: auth });
-    expect(answer.body.errors?.[0]).toMatchObject({ message: 'quota exceeded', extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } } });
+    expect(answer.body.errors?.[0]).toMatchObject({
+      message: 'quota exceeded',
+      extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } },
+    });
   });
 
   it.for([
     ['HTML', '<html>oops</html>', 'The upstream service sent a response the gateway cannot read: the body is not JSON.'],
-    ['JSON that is not an envelope', '{"id":"x"}', 'The upstream service sent a response the gateway cannot read: the body is not a response envelope.'],
+    [
+      'JSON that is not an envelope',
+      '{"id":"x"}',
+      'The upstream service sent a response the gateway cannot read: the body is not a response envelope.',
+    ],
   ])('a 2xx with %s is UPSTREAM_BAD_RESPONSE', async ([_, body, message], { gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body }));
     const answer = await gateway.graphql(folder, { headers: auth });
-    expect(answer.body.errors).toEqual([{ message, locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'UPSTREAM_BAD_RESPONSE' } }]);
+    expect(answer.body.errors).toEqual([
+      { message, locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'UPSTREAM_BAD_RESPONSE' } },
+    ]);
   });
 
   it('an upstream slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ delayMs: 1500, body: envelope({ id: 'late' }) }));
     const answer = await gateway.graphql(folder, { headers: auth });
     expect(answer.body.errors).toEqual([
-      { message: 'The upstream service did not answer within 500 ms.', locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'UPSTREAM_TIMEOUT' } },
+      {
+        message: 'The upstream service did not answer within 500 ms.',
+        locations: [{ line: 1, column: 12 }],
+        path: ['createFolder'],
+        extensions: { code: 'UPSTREAM_TIMEOUT' },
+      },
     ]);
   });
 
@@ -395,7 +544,14 @@ describe('an unreachable upstream', () => {
     const answer = await lonely.graphql('{ apiKeys { nodes { id } } }', { headers: auth });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
-      errors: [{ message: 'The upstream service could not be reached.', locations: [{ line: 1, column: 3 }], path: ['apiKeys'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } }],
+      errors: [
+        {
+          message: 'The upstream service could not be reached.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['apiKeys'],
+          extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+        },
+      ],
     });
     expect(JSON.stringify(answer.body)).not.toContain(address.host);
   });

@@ -7,7 +7,16 @@ import { envelope } from '../support/recording-upstream.js';
 const LIMIT = 2_000;
 const headers = { 'content-type': 'application/json', authorization: 'Bearer t0ken' };
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
-const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const key = {
+  id: 'k1',
+  name: 'Key 1',
+  type: 'api',
+  permissions: [],
+  created_by: 'u',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'u',
+  updated_time: '2025-01-01T00:00:00.000Z',
+};
 const tooLarge = {
   errors: [{ message: `The request body is larger than ${LIMIT} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
 };
@@ -44,7 +53,11 @@ describe('request body limit', () => {
 
   it('serves a chunked body (no Content-Length) under the limit', async ({ gateway, upstream }) => {
     const body = paddedBody(LIMIT);
-    const answer = await rawHttp(gateway.url, { method: 'POST', headers, body: [body.slice(0, 700), body.slice(700, 1500), body.slice(1500)] });
+    const answer = await rawHttp(gateway.url, {
+      method: 'POST',
+      headers,
+      body: [body.slice(0, 700), body.slice(700, 1500), body.slice(1500)],
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
     expect(upstream.requests).toHaveLength(1);

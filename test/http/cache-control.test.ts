@@ -5,7 +5,16 @@ import { envelope } from '../support/recording-upstream.js';
 
 /** Nothing a shared cache could replay to another user: every answer says private, no-store. */
 const NO_STORE = 'private, no-store';
-const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const key = {
+  id: 'k1',
+  name: 'Key 1',
+  type: 'api',
+  permissions: [],
+  created_by: 'u',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'u',
+  updated_time: '2025-01-01T00:00:00.000Z',
+};
 const auth = { authorization: 'Bearer t0ken' };
 
 const it = gatewayOverUpstream(undefined, { graphiql: true, maxBodyBytes: 1000 });
@@ -43,7 +52,11 @@ describe('Cache-Control', () => {
   });
 
   it('is private, no-store on the 413 of an oversized body', async ({ gateway }) => {
-    const answer = await rawHttp(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: graphqlBody('{ __typename }', { pad: 'x'.repeat(1000) }) });
+    const answer = await rawHttp(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: graphqlBody('{ __typename }', { pad: 'x'.repeat(1000) }),
+    });
     expect(answer.status).toBe(413);
     expect(answer.headers['cache-control']).toBe(NO_STORE);
   });

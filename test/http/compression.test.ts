@@ -7,13 +7,33 @@ import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 
 /** Response compression over real HTTP: above the threshold, for callers that accept gzip. */
-const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_2', updated_time: '2025-02-01T00:00:00.000Z' };
-const keys = Array.from({ length: 25 }, (_, i) => ({ id: `k${i}`, name: `Key ${i}`, type: 'api', permissions: i % 2 ? ['fetch'] : [], ...audit }));
+const audit = {
+  created_by: 'usr_1',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'usr_2',
+  updated_time: '2025-02-01T00:00:00.000Z',
+};
+const keys = Array.from({ length: 25 }, (_, i) => ({
+  id: `k${i}`,
+  name: `Key ${i}`,
+  type: 'api',
+  permissions: i % 2 ? ['fetch'] : [],
+  ...audit,
+}));
 const bigQuery = '{ apiKeys(first: 25) { nodes { id name type permissions createdBy createdTime updatedBy updatedTime } } }';
 const bigData = {
   data: {
     apiKeys: {
-      nodes: keys.map((k) => ({ id: k.id, name: k.name, type: 'api', permissions: k.permissions, createdBy: 'usr_1', createdTime: audit.created_time, updatedBy: 'usr_2', updatedTime: audit.updated_time })),
+      nodes: keys.map((k) => ({
+        id: k.id,
+        name: k.name,
+        type: 'api',
+        permissions: k.permissions,
+        createdBy: 'usr_1',
+        createdTime: audit.created_time,
+        updatedBy: 'usr_2',
+        updatedTime: audit.updated_time,
+      })),
     },
   },
 };
@@ -25,7 +45,11 @@ const it = gatewayOverUpstream((request) => ({ body: envelope(keys.slice(0, Numb
 const ask = (gateway: RunningGateway, query: string, acceptEncoding?: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer t0ken', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer t0ken',
+      ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+    },
     body: graphqlBody(query),
   });
 
@@ -51,9 +75,12 @@ describe('compression', () => {
     expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k0' }] } } });
   });
 
-  it.for(['br', 'gzip;q=0, br', 'identity'])('sends identity to a caller whose Accept-Encoding is %s', async (acceptEncoding, { gateway }) => {
-    const answer = await ask(gateway, bigQuery, acceptEncoding);
-    expect(answer.headers['content-encoding']).toBeUndefined();
-    expect(JSON.parse(answer.body.toString())).toEqual(bigData);
-  });
+  it.for(['br', 'gzip;q=0, br', 'identity'])(
+    'sends identity to a caller whose Accept-Encoding is %s',
+    async (acceptEncoding, { gateway }) => {
+      const answer = await ask(gateway, bigQuery, acceptEncoding);
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(answer.body.toString())).toEqual(bigData);
+    },
+  );
 });

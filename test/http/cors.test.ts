@@ -10,7 +10,16 @@ const ALLOWED = 'http://app.example.test:8080';
 const OTHER_ALLOWED = 'https://admin.example.test';
 const STRANGER = 'http://evil.example.test';
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
-const key = { id: 'k1', name: 'Key 1', type: 'api', permissions: [], created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const key = {
+  id: 'k1',
+  name: 'Key 1',
+  type: 'api',
+  permissions: [],
+  created_by: 'u',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'u',
+  updated_time: '2025-01-01T00:00:00.000Z',
+};
 
 /** `gateway`: CORS_ORIGINS names two origins; `closed`: no origin; `open`: `*`. All three over one upstream. */
 const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
@@ -28,13 +37,22 @@ const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins:
 const preflight = (gateway: RunningGateway, origin: string) =>
   rawHttp(gateway.url, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-request-id' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,x-request-id',
+    },
   });
 
 const post = (gateway: RunningGateway, origin: string) =>
-  rawHttp(gateway.url, { method: 'POST', headers: { origin, 'content-type': 'application/json', authorization: 'Bearer t0ken' }, body: graphqlBody(query) });
+  rawHttp(gateway.url, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+    body: graphqlBody(query),
+  });
 
-const corsHeaders = (answer: RawAnswer) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')));
+const corsHeaders = (answer: RawAnswer) =>
+  Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')));
 
 describe('a preflight', () => {
   it('from a gateway origin is allowed for that origin only, with the headers a browser app sends', async ({ gateway, upstream }) => {
@@ -97,12 +115,18 @@ describe('CORS_ORIGINS', () => {
   });
 
   it('reads a comma-separated list of exact origins, or *', () => {
-    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: ` ${ALLOWED} ,${OTHER_ALLOWED}` }).corsOrigins).toEqual([ALLOWED, OTHER_ALLOWED]);
+    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: ` ${ALLOWED} ,${OTHER_ALLOWED}` }).corsOrigins).toEqual([
+      ALLOWED,
+      OTHER_ALLOWED,
+    ]);
     expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
 
-  it.for(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])('refuses %s, which is not an origin', (value) => {
-    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
-  });
+  it.for(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])(
+    'refuses %s, which is not an origin',
+    (value) => {
+      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
+    },
+  );
 });

@@ -45,7 +45,9 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     for (const waiter of waiters) waiter();
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => other.push(chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   const waitFor = (msg: string, count = 1) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {

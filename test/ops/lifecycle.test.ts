@@ -57,7 +57,11 @@ describe('graceful shutdown', () => {
   it('on SIGTERM stops accepting, finishes the request in flight, sends its spans, then exits 0', async () => {
     upstream = await startRecordingUpstream(() => ({ delayMs: 800, body: envelope([]) }));
     collector = await startRecordingUpstream(() => ({ body: {} }));
-    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '5000', OTEL_EXPORTER_OTLP_ENDPOINT: new URL(collector.url).origin });
+    gateway = await spawnGateway({
+      UPSTREAM_URL: upstream.url,
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      OTEL_EXPORTER_OTLP_ENDPOINT: new URL(collector.url).origin,
+    });
     const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
     await untilUpstreamReceived(1);
 
@@ -66,7 +70,11 @@ describe('graceful shutdown', () => {
     expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
 
     const response = await answer;
-    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([200, 'close', { data: { apiKeys: { edges: [] } } }]);
+    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([
+      200,
+      'close',
+      { data: { apiKeys: { edges: [] } } },
+    ]);
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
     expect(gateway.lines.map((line) => [line.msg, line.inFlight ?? line.outcome ?? null])).toEqual([
       ['GraphQL gateway listening', null],
@@ -77,11 +85,16 @@ describe('graceful shutdown', () => {
 
     // The spans buffered for export were sent before the exit, over OTLP/HTTP (JSON).
     const exported = collector.requests.filter((request) => request.method === 'POST' && request.path === '/v1/traces');
-    const spans = exported.flatMap((request) => (request.body as OtlpTraces).resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    const spans = exported.flatMap((request) =>
+      (request.body as OtlpTraces).resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)),
+    );
     expect(spans.map((span) => span.name).sort()).toEqual(['GET /api_keys', 'query Keys']);
     const call = spans.find((span) => span.name === 'GET /api_keys')!;
     expect(upstream.requests[0]!.headers.traceparent).toBe(`00-${call.traceId}-${call.spanId}-01`);
-    expect((exported[0]!.body as OtlpTraces).resourceSpans[0]!.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'vms-graphql-gateway' } });
+    expect((exported[0]!.body as OtlpTraces).resourceSpans[0]!.resource.attributes).toContainEqual({
+      key: 'service.name',
+      value: { stringValue: 'vms-graphql-gateway' },
+    });
   });
 
   it('cuts what is still running after SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
@@ -98,7 +111,9 @@ describe('graceful shutdown', () => {
     expect(await answer).toBe('TypeError');
     // Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
     expect(upstream.requests[0]!.headers.traceparent).toBeUndefined();
-    expect(gateway.lines.find((line) => line.msg === 'shutdown timeout: connections with requests still in flight were closed')).toMatchObject({ level: 40, connections: 1 });
+    expect(
+      gateway.lines.find((line) => line.msg === 'shutdown timeout: connections with requests still in flight were closed'),
+    ).toMatchObject({ level: 40, connections: 1 });
   });
 });
 
@@ -120,6 +135,11 @@ describe('WORKERS=2', () => {
 
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
-    expect(gateway.lines.filter((line) => line.msg === 'stopped').map((line) => line.worker).sort()).toEqual([1, 2]);
+    expect(
+      gateway.lines
+        .filter((line) => line.msg === 'stopped')
+        .map((line) => line.worker)
+        .sort(),
+    ).toEqual([1, 2]);
   });
 });

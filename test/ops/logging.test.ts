@@ -50,8 +50,10 @@ describe('pino redaction', () => {
 const logs = captureLogs('debug');
 const linesTest = gatewayOverUpstream(
   (request) => {
-    if (request.method === 'PATCH') return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
-    if (request.query.limit === '2') return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
+    if (request.method === 'PATCH')
+      return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
+    if (request.query.limit === '2')
+      return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
     return { body: envelope([key('ak_001')]) };
   },
   { logger: logs.logger, upstreamRetries: 0 },
@@ -61,13 +63,33 @@ describe('request and upstream-call lines', () => {
   const it = linesTest;
 
   it('logs one line per request and one debug line per upstream call, all with the request id', async ({ gateway }) => {
-    const answer = await gateway.graphql(KEYS, { headers: { authorization: TOKEN, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' } });
+    const answer = await gateway.graphql(KEYS, {
+      headers: { authorization: TOKEN, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' },
+    });
     expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UPSTREAM_ERROR']);
 
     const calls = logs.lines('upstream call').filter((line) => line.requestId === 'req-log-1');
     expect(calls.sort((x, y) => String(x.status).localeCompare(String(y.status)))).toEqual([
-      { ...lineBase(20), requestId: 'req-log-1', method: 'GET', route: '/api_keys', status: 200, durationMs: expect.any(Number), errorCode: null, msg: 'upstream call' },
-      { ...lineBase(20), requestId: 'req-log-1', method: 'GET', route: '/api_keys', status: 500, durationMs: expect.any(Number), errorCode: 'UPSTREAM_ERROR', msg: 'upstream call' },
+      {
+        ...lineBase(20),
+        requestId: 'req-log-1',
+        method: 'GET',
+        route: '/api_keys',
+        status: 200,
+        durationMs: expect.any(Number),
+        errorCode: null,
+        msg: 'upstream call',
+      },
+      {
+        ...lineBase(20),
+        requestId: 'req-log-1',
+        method: 'GET',
+        route: '/api_keys',
+        status: 500,
+        durationMs: expect.any(Number),
+        errorCode: 'UPSTREAM_ERROR',
+        msg: 'upstream call',
+      },
     ]);
     expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-1')).toEqual([
       {

@@ -22,28 +22,49 @@ const configMap = only('ConfigMap');
 const deployment = only('Deployment');
 const pod = deployment.spec.template;
 const container = pod.spec.containers[0];
-const portNamed = (name: string) => container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
-const probePort = (probe: { httpGet: { port: string | number } }) => (typeof probe.httpGet.port === 'number' ? probe.httpGet.port : portNamed(probe.httpGet.port));
+const portNamed = (name: string) =>
+  container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
+const probePort = (probe: { httpGet: { port: string | number } }) =>
+  typeof probe.httpGet.port === 'number' ? probe.httpGet.port : portNamed(probe.httpGet.port);
 
 describe('deploy/ manifests', () => {
   it('holds exactly the objects an operator needs', () => {
-    expect(objects.map((object) => object.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+    expect(objects.map((object) => object.kind).sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'PodDisruptionBudget',
+      'Service',
+    ]);
     const kustomized = parseAllDocuments(readFileSync(`${ROOT}deploy/kustomization.yaml`, 'utf8'))[0]!.toJS() as { resources: string[] };
-    expect(kustomized.resources.sort()).toEqual(readdirSync(`${ROOT}deploy`).filter((file) => file !== 'kustomization.yaml').sort());
+    expect(kustomized.resources.sort()).toEqual(
+      readdirSync(`${ROOT}deploy`)
+        .filter((file) => file !== 'kustomization.yaml')
+        .sort(),
+    );
   });
 
   it('configures only variables the gateway reads, with values it accepts', () => {
     const names = [...Object.keys(configMap.data!), ...(container.env ?? []).map((variable: { name: string }) => variable.name)];
     expect(names.filter((name) => !ENVIRONMENT_VARIABLES.includes(name))).toEqual([]);
     const config = loadConfig(configMap.data);
-    expect([config.production, config.upstreamUrl?.href, config.graphiql, config.workers]).toEqual([true, 'https://vms.example.com/v2', false, 1]);
+    expect([config.production, config.upstreamUrl?.href, config.graphiql, config.workers]).toEqual([
+      true,
+      'https://vms.example.com/v2',
+      false,
+      1,
+    ]);
     expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
   });
 
   it('exposes the port the configuration makes the gateway listen on, to the probes, Prometheus and the Service', () => {
     const port = loadConfig(configMap.data).port;
     expect(portNamed('http')).toBe(port);
-    expect([probePort(container.startupProbe), probePort(container.livenessProbe), probePort(container.readinessProbe)]).toEqual([port, port, port]);
+    expect([probePort(container.startupProbe), probePort(container.livenessProbe), probePort(container.readinessProbe)]).toEqual([
+      port,
+      port,
+      port,
+    ]);
     expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(port);
     const service = only('Service');
     expect(service.spec.ports.map((p: { targetPort: string }) => portNamed(p.targetPort))).toEqual([port]);
@@ -93,7 +114,12 @@ describe('the endpoints the manifests name', () => {
   const it = endpointsTest;
 
   it('are served by the gateway', async ({ gateway }) => {
-    const paths = [container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, pod.metadata.annotations['prometheus.io/path']];
+    const paths = [
+      container.startupProbe.httpGet.path,
+      container.livenessProbe.httpGet.path,
+      container.readinessProbe.httpGet.path,
+      pod.metadata.annotations['prometheus.io/path'],
+    ];
     expect(paths).toEqual(['/health', '/health', '/ready', '/metrics']);
     const statuses = await Promise.all(paths.map(async (path) => (await fetch(gateway.url.replace(/\/graphql$/, path))).status));
     expect(statuses).toEqual([200, 200, 200, 200]);

@@ -60,13 +60,16 @@ describe('GET /metrics', () => {
   });
 
   it('has histogram buckets and the process metrics operators expect', () => {
-    expect(text).toContain('gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok"} 2');
+    expect(text).toContain(
+      'gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok"} 2',
+    );
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
   });
 
   it('puts no ids, tokens or addresses into labels', ({ upstream }) => {
-    for (const leak of ['cat_777', 'ak_001', 'metrics-secret-token', 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
+    for (const leak of ['cat_777', 'ak_001', 'metrics-secret-token', 'metrics-req-1', new URL(upstream.url).host])
+      expect(text).not.toContain(leak);
   });
 });
 
@@ -89,6 +92,11 @@ describe('operation_name label', () => {
     const counts = (await metrics.registry.getSingleMetric('gateway_graphql_requests_total')!.get()).values;
     const byName = Object.fromEntries(counts.map((sample) => [sample.labels.operation_name, sample.value]));
     expect(Object.keys(byName)).toHaveLength(MAX_OPERATION_NAMES + 1);
-    expect([byName.Op0, byName[`Op${MAX_OPERATION_NAMES - 1}`], byName[`Op${MAX_OPERATION_NAMES}`], byName.other]).toEqual([2, 1, undefined, 1]);
+    expect([byName.Op0, byName[`Op${MAX_OPERATION_NAMES - 1}`], byName[`Op${MAX_OPERATION_NAMES}`], byName.other]).toEqual([
+      2,
+      1,
+      undefined,
+      1,
+    ]);
   });
 });

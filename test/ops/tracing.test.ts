@@ -29,19 +29,34 @@ describe('OpenTelemetry spans', () => {
   });
   afterAll(() => provider.shutdown());
 
-  it('makes a server span per operation with a client span per upstream call, and sends each call its traceparent', async ({ gateway, upstream }) => {
+  it('makes a server span per operation with a client span per upstream call, and sends each call its traceparent', async ({
+    gateway,
+    upstream,
+  }) => {
     await gateway.graphql(KEYS, { headers: { ...AUTH, 'x-request-id': 'trace-req-1' } });
     const spans = exporter.getFinishedSpans();
     const operation = spans.find((span) => span.kind === SpanKind.SERVER)!;
     const calls = spans.filter((span) => span.kind === SpanKind.CLIENT);
     expect(spans).toHaveLength(3);
-    expect({ name: operation.name, attributes: operation.attributes, status: operation.status, parent: operation.parentSpanContext }).toEqual({
+    expect({
+      name: operation.name,
+      attributes: operation.attributes,
+      status: operation.status,
+      parent: operation.parentSpanContext,
+    }).toEqual({
       name: 'query Keys',
       attributes: { 'gateway.request_id': 'trace-req-1', 'graphql.operation.type': 'query', 'graphql.operation.name': 'Keys' },
       status: { code: SpanStatusCode.UNSET },
       parent: undefined,
     });
-    expect(calls.map((span) => ({ name: span.name, attributes: span.attributes, trace: span.spanContext().traceId, parent: span.parentSpanContext?.spanId }))).toEqual(
+    expect(
+      calls.map((span) => ({
+        name: span.name,
+        attributes: span.attributes,
+        trace: span.spanContext().traceId,
+        parent: span.parentSpanContext?.spanId,
+      })),
+    ).toEqual(
       [1, 2].map(() => ({
         name: 'GET /api_keys',
         attributes: { 'http.request.method': 'GET', 'url.template': '/api_keys', 'http.response.status_code': 200 },
@@ -56,7 +71,11 @@ describe('OpenTelemetry spans', () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     await gateway.graphql(KEYS, { headers: { ...AUTH, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
     const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER)!;
-    expect([operation.spanContext().traceId, operation.parentSpanContext?.spanId, operation.parentSpanContext?.isRemote]).toEqual([callerTrace, '00f067aa0ba902b7', true]);
+    expect([operation.spanContext().traceId, operation.parentSpanContext?.spanId, operation.parentSpanContext?.isRemote]).toEqual([
+      callerTrace,
+      '00f067aa0ba902b7',
+      true,
+    ]);
     expect(upstream.requests.every((request) => String(request.headers.traceparent).startsWith(`00-${callerTrace}-`))).toBe(true);
   });
 
@@ -67,12 +86,22 @@ describe('OpenTelemetry spans', () => {
       {
         name: 'PATCH /categories/:id',
         status: { code: SpanStatusCode.ERROR, message: 'NOT_FOUND' },
-        attributes: { 'http.request.method': 'PATCH', 'url.template': '/categories/:id', 'http.response.status_code': 404, 'error.type': 'NOT_FOUND' },
+        attributes: {
+          'http.request.method': 'PATCH',
+          'url.template': '/categories/:id',
+          'http.response.status_code': 404,
+          'error.type': 'NOT_FOUND',
+        },
       },
       {
         name: 'mutation Rename',
         status: { code: SpanStatusCode.ERROR, message: 'NOT_FOUND' },
-        attributes: { 'gateway.request_id': expect.any(String), 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'Rename', 'graphql.error.codes': ['NOT_FOUND'] },
+        attributes: {
+          'gateway.request_id': expect.any(String),
+          'graphql.operation.type': 'mutation',
+          'graphql.operation.name': 'Rename',
+          'graphql.error.codes': ['NOT_FOUND'],
+        },
       },
     ]);
   });

@@ -23,13 +23,16 @@ const ask = (gateway: RunningGateway) => gateway.graphql(KEYS_QUERY, { headers: 
 const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
 const failing = (upstream: RecordingUpstream) => upstream.answer(() => ({ status: 500, body: '' }));
 
-it('4xx answers are the caller\'s business and never open the breaker', async ({ gateway, upstream }) => {
+it("4xx answers are the caller's business and never open the breaker", async ({ gateway, upstream }) => {
   upstream.answer(() => ({ status: 404, body: '' }));
   for (let i = 0; i < 6; i++) expect(codes(await ask(gateway))).toEqual(['NOT_FOUND']);
   expect(upstream.requests).toHaveLength(6);
 });
 
-it('opens after failures, fails fast without calling the upstream, lets one probe through after BREAKER_RESET_MS, and closes on its success', async ({ gateway, upstream }) => {
+it('opens after failures, fails fast without calling the upstream, lets one probe through after BREAKER_RESET_MS, and closes on its success', async ({
+  gateway,
+  upstream,
+}) => {
   // Fresh window: the 404s above count as successes and must age out of the error share.
   failing(upstream);
   for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway);

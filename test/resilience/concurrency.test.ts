@@ -10,7 +10,8 @@ import { audit } from './harness.js';
 const CALLERS = 40;
 const tokens = Array.from({ length: CALLERS }, (_, i) => `Bearer caller-${i}-${Math.random().toString(36).slice(2)}`);
 
-const it = gatewayOverUpstream((request) => {
+const it = gatewayOverUpstream(
+  (request) => {
     const owner = String(request.headers.authorization);
     const delayMs = Math.floor(Math.random() * 15);
     if (request.method === 'PATCH') {
@@ -19,11 +20,19 @@ const it = gatewayOverUpstream((request) => {
     }
     // Two pages per list, the second one found through the cursor of the first.
     const page = request.query.cursor === undefined ? 1 : 2;
-    const items = Array.from({ length: page === 1 ? 25 : 5 }, (_, i) => ({ id: `k${page}-${i}`, name: owner, type: 'api', permissions: [], ...audit }));
+    const items = Array.from({ length: page === 1 ? 25 : 5 }, (_, i) => ({
+      id: `k${page}-${i}`,
+      name: owner,
+      type: 'api',
+      permissions: [],
+      ...audit,
+    }));
     return { delayMs, body: envelope(items, page === 1 ? { next: `/v2/api_keys?cursor=${encodeURIComponent(owner)}` } : {}) };
-  }, { upstreamTimeoutMs: 2_000 });
+  },
+  { upstreamTimeoutMs: 2_000 },
+);
 
-it('keeps every caller\'s token and data apart under concurrency', async ({ gateway, upstream }) => {
+it("keeps every caller's token and data apart under concurrency", async ({ gateway, upstream }) => {
   const work = tokens.flatMap((token, i) => [
     gateway
       .graphql('{ apiKeys(first: 30) { nodes { name } } }', { headers: { authorization: token, 'x-request-id': `read-${i}` } })
@@ -43,7 +52,9 @@ it('keeps every caller\'s token and data apart under concurrency', async ({ gate
       const names = (result.answer.body.data as { apiKeys: { nodes: { name: string }[] } }).apiKeys.nodes.map((n) => n.name);
       expect(names).toEqual(Array.from({ length: 30 }, () => result.token));
     } else {
-      expect(result.answer.body.data).toEqual({ updateCategory: { category: { id: `cat_${result.i}`, name: `n${result.i}`, updatedBy: result.token } } });
+      expect(result.answer.body.data).toEqual({
+        updateCategory: { category: { id: `cat_${result.i}`, name: `n${result.i}`, updatedBy: result.token } },
+      });
     }
   }
   expect((await anonymous).body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UNAUTHENTICATED']);

@@ -60,7 +60,10 @@ describe('latency', () => {
     await expectStillServing(gateway, upstream);
   });
 
-  it('a slow drip (slowloris) body, each byte within the idle timeout, is cut off at UPSTREAM_TIMEOUT_MS', async ({ gateway, upstream }) => {
+  it('a slow drip (slowloris) body, each byte within the idle timeout, is cut off at UPSTREAM_TIMEOUT_MS', async ({
+    gateway,
+    upstream,
+  }) => {
     const body = JSON.stringify(envelope(keys(1, 2)));
     upstream.answer(() => (res) => drip(res, { 'content-type': 'application/json', 'content-length': body.length }, [...body], 20));
     await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
@@ -71,7 +74,10 @@ describe('latency', () => {
 
 describe('5xx', () => {
   it('a GET answered 503 is retried twice, then the last answer is UPSTREAM_ERROR with its status', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ status: 503, body: { success: false, result: null, errors: [{ message: 'Down for maintenance' }], links: {} } }));
+    upstream.answer(() => ({
+      status: 503,
+      body: { success: false, result: null, errors: [{ message: 'Down for maintenance' }], links: {} },
+    }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(answer.body.errors![0]).toMatchObject({
       message: 'Down for maintenance',
@@ -88,7 +94,16 @@ describe('5xx', () => {
   it('a GET that fails with 502 once and then succeeds is answered with the data', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(keys(1, 2)) }));
     const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
-    expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }, { id: 'k2', name: 'Key 2' }] } } });
+    expect(answer.body).toEqual({
+      data: {
+        apiKeys: {
+          nodes: [
+            { id: 'k1', name: 'Key 1' },
+            { id: 'k2', name: 'Key 2' },
+          ],
+        },
+      },
+    });
     expect(upstream.requests).toHaveLength(2);
   });
 
@@ -105,7 +120,9 @@ describe('5xx', () => {
   });
 
   it('Retry-After within the cap is honoured; one beyond the cap is not waited for', async ({ gateway, upstream }) => {
-    upstream.answer((_, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) }));
+    upstream.answer((_, index) =>
+      index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) },
+    );
     expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
 
@@ -116,7 +133,11 @@ describe('5xx', () => {
   });
 
   it('an HTML error page is UPSTREAM_ERROR with a generic message, never the HTML', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ status: 500, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>500 Internal Server Error</h1><p>at Server.handle (/srv/app.js:1:2)</p></body></html>' }));
+    upstream.answer(() => ({
+      status: 500,
+      headers: { 'content-type': 'text/html' },
+      body: '<html><body><h1>500 Internal Server Error</h1><p>at Server.handle (/srv/app.js:1:2)</p></body></html>',
+    }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
     expect(answer.body.errors![0]!.message).toBe('The upstream service answered with HTTP status 500.');
     expect(answer.body.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 500 } });
@@ -160,7 +181,10 @@ describe('connection resets', () => {
     await expectStillServing(gateway, upstream);
   });
 
-  it('a reset in the middle of a body with Content-Length is resumed only with a Range request, refused here: UPSTREAM_UNAVAILABLE', async ({ gateway, upstream }) => {
+  it('a reset in the middle of a body with Content-Length is resumed only with a Range request, refused here: UPSTREAM_UNAVAILABLE', async ({
+    gateway,
+    upstream,
+  }) => {
     upstream.answer(() => (res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000' });
       res.write('{"success":true,"result":[{"id":"k1"');
@@ -181,14 +205,18 @@ describe('bodies the gateway cannot read', () => {
     await expectStillServing(gateway, upstream);
   });
 
-  it('a record that does not fit the schema is UPSTREAM_BAD_RESPONSE at that field, not an internal error', async ({ gateway, upstream }) => {
+  it('a record that does not fit the schema is UPSTREAM_BAD_RESPONSE at that field, not an internal error', async ({
+    gateway,
+    upstream,
+  }) => {
     upstream.answer(() => ({ body: envelope([{ ...keys(1, 1)[0], name: null, permissions: 'all' }]) }));
     const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 1) { nodes { id permissions } } }', 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
         {
-          message: 'The upstream service sent a response the gateway cannot read: the record does not fit field "apiKeys.nodes.permissions".',
+          message:
+            'The upstream service sent a response the gateway cannot read: the record does not fit field "apiKeys.nodes.permissions".',
           locations: [{ line: 1, column: 34 }],
           path: ['apiKeys', 'nodes', 0, 'permissions'],
           extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
@@ -211,7 +239,9 @@ describe('bodies the gateway cannot read', () => {
     const huge = JSON.stringify(envelope(keys(1, 2, () => 'x'.repeat(MAX_BYTES))));
     upstream.answer(() => ({ body: huge }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
-    expect(answer.body.errors![0]!.message).toBe(`The upstream service sent a response the gateway cannot read: the body is larger than ${MAX_BYTES} bytes.`);
+    expect(answer.body.errors![0]!.message).toBe(
+      `The upstream service sent a response the gateway cannot read: the body is larger than ${MAX_BYTES} bytes.`,
+    );
     await expectStillServing(gateway, upstream);
   });
 
@@ -252,7 +282,11 @@ describe('redirects', () => {
 });
 
 describe('links to another host', () => {
-  it('a next-page link to another host only lends its cursor: the next page is fetched from UPSTREAM_URL', async ({ gateway, upstream, elsewhere }) => {
+  it('a next-page link to another host only lends its cursor: the next page is fetched from UPSTREAM_URL', async ({
+    gateway,
+    upstream,
+    elsewhere,
+  }) => {
     elsewhere.requests.length = 0;
     upstream.answer((request) =>
       request.query.cursor === undefined
@@ -279,7 +313,9 @@ describe('deadline and cancellation', () => {
     });
     // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
     upstream.answer((request) => ({
-      body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), { next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}` }),
+      body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), {
+        next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}`,
+      }),
       delayMs: 200,
     }));
     const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });

@@ -8,7 +8,12 @@ export const auth = { authorization: TOKEN };
 
 export const KEYS_QUERY = '{ apiKeys(first: 2) { nodes { id name } } }';
 
-export const audit = { created_by: 'usr_1', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'usr_1', updated_time: '2025-01-01T00:00:00.000Z' };
+export const audit = {
+  created_by: 'usr_1',
+  created_time: '2025-01-01T00:00:00.000Z',
+  updated_by: 'usr_1',
+  updated_time: '2025-01-01T00:00:00.000Z',
+};
 
 export function keys(from: number, count: number, name = (i: number) => `Key ${i}`) {
   return Array.from({ length: count }, (_, i) => ({ id: `k${from + i}`, name: name(from + i), type: 'api', permissions: [], ...audit }));
@@ -32,7 +37,8 @@ export const DOCUMENTED_CODES = new Set([
 ]);
 
 /** The codes of the answer's errors, in order. */
-export const codes = (answer: GraphQLAnswer) => (answer.body.errors ?? []).map((e) => (e.extensions as { code?: string } | undefined)?.code);
+export const codes = (answer: GraphQLAnswer) =>
+  (answer.body.errors ?? []).map((e) => (e.extensions as { code?: string } | undefined)?.code);
 
 /** Nothing secret or internal may appear in an answer: the token, the upstream address, a stack, raw HTML. */
 export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream): void {
@@ -48,7 +54,16 @@ export async function expectStillServing(gateway: RunningGateway, upstream: Reco
   upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
   const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
   expect(answer.status).toBe(200);
-  expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1', name: 'Key 1' }, { id: 'k2', name: 'Key 2' }] } } });
+  expect(answer.body).toEqual({
+    data: {
+      apiKeys: {
+        nodes: [
+          { id: 'k1', name: 'Key 1' },
+          { id: 'k2', name: 'Key 2' },
+        ],
+      },
+    },
+  });
 }
 
 /** Writes the status line and headers, then `chunks` one by one, `everyMs` apart, unless the peer went away. */

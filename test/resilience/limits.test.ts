@@ -10,7 +10,9 @@ import { auth, codes, keys } from './harness.js';
 const endlessPages = (upstream: RecordingUpstream) =>
   upstream.answer((request) => {
     const at = Number(request.query.cursor ?? 0);
-    return { body: envelope(keys(at + 1, Number(request.query.limit)), { next: `/v2/api_keys?cursor=${at + Number(request.query.limit)}` }) };
+    return {
+      body: envelope(keys(at + 1, Number(request.query.limit)), { next: `/v2/api_keys?cursor=${at + Number(request.query.limit)}` }),
+    };
   });
 
 const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
@@ -18,7 +20,13 @@ const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
   { scope: 'file' },
   async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
     // The switches NODE_ENV=production turns off, over the same upstream.
-    const production = await startGateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 1_000, graphiql: false, introspection: false, fieldSuggestions: false });
+    const production = await startGateway({
+      upstreamUrl: new URL(upstream.url),
+      upstreamTimeoutMs: 1_000,
+      graphiql: false,
+      introspection: false,
+      fieldSuggestions: false,
+    });
     onCleanup(() => production.close());
     return production;
   },
@@ -48,18 +56,24 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
   });
 
   it('counts identical reads once, as they are sent once, and the skipped head of a resumed page', async ({ gateway, upstream }) => {
-    const same = await gateway.graphql('{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 100) { nodes { id } } c: apiKeys(first: 100) { nodes { id } } }', {
-      headers: auth,
-    });
+    const same = await gateway.graphql(
+      '{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 100) { nodes { id } } c: apiKeys(first: 100) { nodes { id } } }',
+      {
+        headers: auth,
+      },
+    );
     expect(same.body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(4);
 
     upstream.requests.length = 0;
     // after a cursor 10 records into a page: 10 + 100 records span 5 pages; twice that is over 10.
     const after = encodeCursor({ cursor: null, skip: 10 });
-    const resumed = await gateway.graphql(`{ a: apiKeys(first: 100, after: "${after}") { nodes { id } } b: apiKeys(first: 100, after: "${after}", ) @include(if: true) { nodes { id } } }`, {
-      headers: auth,
-    });
+    const resumed = await gateway.graphql(
+      `{ a: apiKeys(first: 100, after: "${after}") { nodes { id } } b: apiKeys(first: 100, after: "${after}", ) @include(if: true) { nodes { id } } }`,
+      {
+        headers: auth,
+      },
+    );
     expect(resumed.body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(5);
   });
@@ -92,7 +106,8 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
       data: { apiKeys: null },
       errors: [
         {
-          message: 'This operation needs more than the 10 upstream requests allowed (MAX_UPSTREAM_CALLS). Ask for fewer records or fewer aliased fields per request.',
+          message:
+            'This operation needs more than the 10 upstream requests allowed (MAX_UPSTREAM_CALLS). Ask for fewer records or fewer aliased fields per request.',
           locations: [{ line: 1, column: 3 }],
           path: ['apiKeys'],
           extensions: { code: 'LIMIT_EXCEEDED', limit: 'upstreamCalls', max: 10 },
@@ -103,8 +118,13 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
   });
 
   it('counts every mutation: writes are never deduplicated', async ({ gateway, upstream }) => {
-    upstream.answer((request) => ({ body: envelope({ id: 'cat_1', name: (request.body as { name: string }).name, value: 'v', ...keys(1, 1)[0] }) }));
-    const fields = Array.from({ length: 11 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_1", name: "N" }) { category { name } }`).join(' ');
+    upstream.answer((request) => ({
+      body: envelope({ id: 'cat_1', name: (request.body as { name: string }).name, value: 'v', ...keys(1, 1)[0] }),
+    }));
+    const fields = Array.from(
+      { length: 11 },
+      (_, i) => `m${i}: updateCategory(input: { id: "cat_1", name: "N" }) { category { name } }`,
+    ).join(' ');
     const answer = await gateway.graphql(`mutation { ${fields} }`, { headers: auth });
     expect(codes(answer)).toEqual(['LIMIT_EXCEEDED']);
     expect(upstream.requests).toEqual([]);
@@ -112,7 +132,12 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
 });
 
 describe('graphql-armor limits', () => {
-  const rejected = async ({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, limit: string, max: number) => {
+  const rejected = async (
+    { gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream },
+    query: string,
+    limit: string,
+    max: number,
+  ) => {
     const answer = await gateway.graphql(query, { headers: auth });
     expect(answer.status).toBe(400);
     expect(answer.body.data).toBeUndefined();
@@ -126,7 +151,8 @@ describe('graphql-armor limits', () => {
     const deep = '{ apiKeys { edges { node { id } } pageInfo { endCursor } } }';
     expect((await gateway.graphql(deep, { headers: auth })).body.errors).toBeUndefined();
     upstream.requests.length = 0;
-    const nested = 'query { ...A } fragment A on Query { apiKeys { edges { node { ... on ApiKey { ... on AuditedRecord { ... on ApiKey { ... on ApiKey { ... on ApiKey { ... on ApiKey { id } } } } } } } } } }';
+    const nested =
+      'query { ...A } fragment A on Query { apiKeys { edges { node { ... on ApiKey { ... on AuditedRecord { ... on ApiKey { ... on ApiKey { ... on ApiKey { ... on ApiKey { id } } } } } } } } } }';
     expect(await rejected({ gateway, upstream }, nested, 'depth', 8)).toMatch(/depth limit of 8/i);
   });
 
@@ -141,10 +167,13 @@ describe('graphql-armor limits', () => {
   });
 
   it('directives over MAX_DIRECTIVES (10)', async ({ gateway, upstream }) => {
-    expect(await rejected({ gateway, upstream }, `{ ${'__typename @include(if: true) '.repeat(11)}}`, 'directives', 10)).toMatch(/directives limit of 10/i);
+    expect(await rejected({ gateway, upstream }, `{ ${'__typename @include(if: true) '.repeat(11)}}`, 'directives', 10)).toMatch(
+      /directives limit of 10/i,
+    );
   });
 
-  const everything = 'edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id name type permissions createdBy createdTime updatedBy updatedTime } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+  const everything =
+    'edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id name type permissions createdBy createdTime updatedBy updatedTime } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 
   it('cost over MAX_COST (20000): graphql-armor weighs a list by its `first`', async ({ gateway, upstream }) => {
     // The largest single field (first: 100, every field) is well under the limit...
@@ -197,7 +226,11 @@ describe('CSRF prevention', () => {
 
   it('a form or text/plain POST (no preflight in browsers) is refused before anything runs', async ({ gateway, upstream }) => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const simple = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': type, ...auth }, body: JSON.stringify({ query: '{ apiKeys { nodes { id } } }' }) });
+      const simple = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': type, ...auth },
+        body: JSON.stringify({ query: '{ apiKeys { nodes { id } } }' }),
+      });
       expect(simple.status).toBe(403);
       await simple.text();
     }

@@ -70,11 +70,68 @@ function expectWellFormed(upstream: RecordingUpstream, answer: GraphQLAnswer, cl
 }
 
 const vocabulary = [
-  '{', '}', '(', ')', '[', ']', ':', '!', '=', '...', '@include(if: true)', '@skip(if: $b)', '$first', '$after', '$b', '$input',
-  'query', 'mutation', 'subscription', 'fragment F on Query', '...F', 'on', 'Int', 'String', 'Boolean', 'UpdateCategoryInput',
-  'apiKeys', 'first:', 'after:', 'nodes', 'edges', 'node', 'cursor', 'pageInfo', 'endCursor', 'id', 'name', 'a:', 'b:',
-  '__typename', '__schema', '__type(name: "ApiKey")', 'types', 'updateCategory', 'updateHotspot', 'createFolder', 'input:',
-  'category', 'folder', '"x"', '"c1:"', '0', '-1', '25', '101', '99999999999999999999', '1.5', 'null', 'true', '#', '\n', '"""',
+  '{',
+  '}',
+  '(',
+  ')',
+  '[',
+  ']',
+  ':',
+  '!',
+  '=',
+  '...',
+  '@include(if: true)',
+  '@skip(if: $b)',
+  '$first',
+  '$after',
+  '$b',
+  '$input',
+  'query',
+  'mutation',
+  'subscription',
+  'fragment F on Query',
+  '...F',
+  'on',
+  'Int',
+  'String',
+  'Boolean',
+  'UpdateCategoryInput',
+  'apiKeys',
+  'first:',
+  'after:',
+  'nodes',
+  'edges',
+  'node',
+  'cursor',
+  'pageInfo',
+  'endCursor',
+  'id',
+  'name',
+  'a:',
+  'b:',
+  '__typename',
+  '__schema',
+  '__type(name: "ApiKey")',
+  'types',
+  'updateCategory',
+  'updateHotspot',
+  'createFolder',
+  'input:',
+  'category',
+  'folder',
+  '"x"',
+  '"c1:"',
+  '0',
+  '-1',
+  '25',
+  '101',
+  '99999999999999999999',
+  '1.5',
+  'null',
+  'true',
+  '#',
+  '\n',
+  '"""',
 ];
 
 const validDocuments = [
@@ -99,7 +156,9 @@ const documents = fc.oneof(
   editedDocuments,
   fc.array(fc.constantFrom(...vocabulary), { maxLength: 60 }).map((tokens) => tokens.join(' ')),
   // Valid shapes with random literals in them.
-  fc.tuple(fc.integer({ min: -1_000, max: 1_000 }), fc.string({ maxLength: 30 })).map(([n, s]) => `{ apiKeys(first: ${n}, after: ${JSON.stringify(s)}) { nodes { id name } pageInfo { endCursor } } }`),
+  fc
+    .tuple(fc.integer({ min: -1_000, max: 1_000 }), fc.string({ maxLength: 30 }))
+    .map(([n, s]) => `{ apiKeys(first: ${n}, after: ${JSON.stringify(s)}) { nodes { id name } pageInfo { endCursor } } }`),
 );
 
 const anyJson = fc.jsonValue({ maxDepth: 3 });
@@ -107,9 +166,13 @@ const anyJson = fc.jsonValue({ maxDepth: 3 });
 describe('hostile clients', () => {
   it('random documents never get a 5xx or an undocumented code', async ({ gateway, upstream }) => {
     await fc.assert(
-      fc.asyncProperty(documents, fc.option(fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 4 })), async (query, variables) => {
-        expectWellFormed(upstream, await post(gateway, JSON.stringify({ query, variables })), true);
-      }),
+      fc.asyncProperty(
+        documents,
+        fc.option(fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 4 })),
+        async (query, variables) => {
+          expectWellFormed(upstream, await post(gateway, JSON.stringify({ query, variables })), true);
+        },
+      ),
       { numRuns: 100 },
     );
     expect([...seen]).toEqual(expect.arrayContaining(['data', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']));
@@ -122,7 +185,10 @@ describe('hostile clients', () => {
       'mutation($input: UpdateHotspotInput!) { updateHotspot(input: $input) { hotspot { id } } }',
       'mutation($input: CreateFolderInput!) { createFolder(input: $input) { folder { id } } }',
     ];
-    const text = fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('cat_1', 'vid_1', '..', 'a/b', '%2F', '', '12:00:00', 'https://example.com/x'));
+    const text = fc.oneof(
+      fc.string({ maxLength: 50 }),
+      fc.constantFrom('cat_1', 'vid_1', '..', 'a/b', '%2F', '', '12:00:00', 'https://example.com/x'),
+    );
     const inputs = fc.record(
       { id: text, videoId: text, name: fc.oneof(text, anyJson), value: text, x: fc.oneof(fc.double(), anyJson), link: text, showAt: text },
       { requiredKeys: [] },
@@ -151,8 +217,19 @@ describe('hostile clients', () => {
   });
 
   it('random raw bodies and content types never get a 5xx', async ({ gateway }) => {
-    const bodies = fc.oneof(fc.string({ maxLength: 300 }), anyJson.map((v) => JSON.stringify(v)), fc.constant(''));
-    const types = fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x');
+    const bodies = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      anyJson.map((v) => JSON.stringify(v)),
+      fc.constant(''),
+    );
+    const types = fc.constantFrom(
+      'application/json',
+      'application/graphql',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+      'multipart/form-data; boundary=x',
+    );
     await fc.assert(
       fc.asyncProperty(bodies, types, async (body, type) => {
         const response = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': type, ...auth }, body });
@@ -167,13 +244,18 @@ describe('hostile clients', () => {
 describe('hostile upstream', () => {
   it('random upstream answers become documented errors or data, never a 5xx from the gateway', async ({ gateway, upstream }) => {
     const answers = fc.record({
-      status: fc.oneof(fc.constantFrom(200, 201, 204, 301, 302, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503), fc.integer({ min: 200, max: 599 })),
+      status: fc.oneof(
+        fc.constantFrom(200, 201, 204, 301, 302, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503),
+        fc.integer({ min: 200, max: 599 }),
+      ),
       contentType: fc.constantFrom('application/json', 'text/html', 'text/plain', ''),
       body: fc.oneof(
         fc.string({ maxLength: 200 }),
         anyJson.map((v) => JSON.stringify(v)),
         fc.record({ success: fc.boolean(), result: anyJson, errors: anyJson, links: anyJson }).map((v) => JSON.stringify(v)),
-        fc.record({ result: fc.array(fc.record({ id: anyJson, name: anyJson, permissions: anyJson }), { maxLength: 3 }), links: anyJson }).map((v) => JSON.stringify({ success: true, errors: [], ...v })),
+        fc
+          .record({ result: fc.array(fc.record({ id: anyJson, name: anyJson, permissions: anyJson }), { maxLength: 3 }), links: anyJson })
+          .map((v) => JSON.stringify({ success: true, errors: [], ...v })),
       ),
       retryAfter: fc.option(fc.oneof(fc.nat(100).map(String), fc.string({ maxLength: 20 }))),
     });

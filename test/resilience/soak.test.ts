@@ -52,7 +52,10 @@ const MIX = [
 ];
 const schedule = MIX.flatMap((entry) => Array.from({ length: entry.weight }, () => entry));
 
-async function run({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, count: number): Promise<Map<string, number>> {
+async function run(
+  { gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream },
+  count: number,
+): Promise<Map<string, number>> {
   const client = new Pool(new URL(gateway.url).origin, { connections: CONCURRENCY });
   const outcomes = new Map<string, number>();
   let next = 0;
@@ -63,7 +66,12 @@ async function run({ gateway, upstream }: { gateway: RunningGateway; upstream: R
       const response = await client.request({
         method: 'POST',
         path: '/graphql',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...auth, 'x-request-id': `${entry.kind}-${n}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+          ...auth,
+          'x-request-id': `${entry.kind}-${n}`,
+        },
         body: JSON.stringify(entry.body),
       });
       const answer = (await response.body.json()) as { errors?: { extensions?: { code?: string } }[] };
@@ -109,7 +117,9 @@ it(`serves ${REQUESTS} mixed requests and returns to its baseline heap and socke
   });
   expect([...outcomes.values()].reduce((a, b) => a + b, 0)).toBe(REQUESTS);
 
-  console.info(`soak: heap ${(before.heap / 2 ** 20).toFixed(1)} -> ${(after.heap / 2 ** 20).toFixed(1)} MiB, sockets ${before.sockets} -> ${after.sockets}`);
+  console.info(
+    `soak: heap ${(before.heap / 2 ** 20).toFixed(1)} -> ${(after.heap / 2 ** 20).toFixed(1)} MiB, sockets ${before.sockets} -> ${after.sockets}`,
+  );
   expect(after.heap - before.heap).toBeLessThan(HEAP_MARGIN_BYTES);
   expect(after.sockets).toBeLessThanOrEqual(before.sockets + SOCKET_MARGIN);
 });

@@ -41,8 +41,7 @@ const failure = (...errors: object[]) => ({ success: false, result: null, errors
 const success = (result: unknown, links = {}) => ({ success: true, result, errors: [], links });
 const invalid = (field: string, message: string) => ({ code: 'invalid_field', field, message });
 
-const callerId = (token: string) =>
-  `usr_${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
+const callerId = (token: string) => `usr_${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
 
 function expectFreshAudit(record: any, by: string, since: number): void {
   expect(record.created_by).toBe(by);
@@ -167,9 +166,7 @@ describe('routing', () => {
     const res = await call(sandbox, method, path);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
-    expect(res.body).toEqual(
-      failure({ code: 'method_not_allowed', message: `${method} is not allowed on /v2${path}` }),
-    );
+    expect(res.body).toEqual(failure({ code: 'method_not_allowed', message: `${method} is not allowed on /v2${path}` }));
   });
 });
 
@@ -191,8 +188,7 @@ describe('request bodies', () => {
 
 describe('GET /v2/api_keys', () => {
   const ids = (res: Response) => res.body.result.map((k: { id: string }) => k.id);
-  const range = (from: number, to: number) =>
-    Array.from({ length: to - from + 1 }, (_, i) => `ak_${String(from + i).padStart(3, '0')}`);
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `ak_${String(from + i).padStart(3, '0')}`);
 
   it('pages through all 62 keys, 25 at a time, following links.next', async ({ sandbox }) => {
     const first = await call(sandbox, 'GET', '/api_keys');
@@ -278,9 +274,7 @@ describe('GET /v2/api_keys', () => {
   it.for(['0', '26', '-1', '1.5', 'abc', '', '1e1'])('rejects limit=%j with 422', async (limit, { sandbox }) => {
     const res = await call(sandbox, 'GET', `/api_keys?limit=${limit}`);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual(
-      failure({ code: 'invalid_parameter', field: 'limit', message: 'limit must be an integer from 1 to 25' }),
-    );
+    expect(res.body).toEqual(failure({ code: 'invalid_parameter', field: 'limit', message: 'limit must be an integer from 1 to 25' }));
   });
 
   it.for([
@@ -292,9 +286,7 @@ describe('GET /v2/api_keys', () => {
   ])('rejects a %s cursor with 400', async ([_, cursor], { sandbox }) => {
     const res = await call(sandbox, 'GET', `/api_keys?cursor=${cursor}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(
-      failure({ code: 'invalid_cursor', field: 'cursor', message: 'cursor is not a valid paging cursor' }),
-    );
+    expect(res.body).toEqual(failure({ code: 'invalid_cursor', field: 'cursor', message: 'cursor is not a valid paging cursor' }));
   });
 });
 
@@ -357,9 +349,7 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
     expect(video.body).toEqual(failure({ code: 'not_found', message: 'Video vid_999 not found' }));
     const hotspot = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_999', { body: {} });
     expect(hotspot.status).toBe(404);
-    expect(hotspot.body).toEqual(
-      failure({ code: 'not_found', message: 'Hotspot hs_999 not found on video vid_001' }),
-    );
+    expect(hotspot.body).toEqual(failure({ code: 'not_found', message: 'Hotspot hs_999 not found on video vid_001' }));
   });
 
   it('reports one 422 error per invalid field, in body order', async ({ sandbox }) => {
@@ -427,11 +417,7 @@ describe('POST /v2/idps', () => {
     const res = await call(sandbox, 'POST', '/idps', { body: {} });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(
-      failure(
-        ...['name', 'company', 'type', 'certificate', 'entity_id', 'signin_url'].map((f) =>
-          invalid(f, `${f} is required`),
-        ),
-      ),
+      failure(...['name', 'company', 'type', 'certificate', 'entity_id', 'signin_url'].map((f) => invalid(f, `${f} is required`))),
     );
   });
 
@@ -474,9 +460,7 @@ describe('PATCH /v2/categories/{CATEGORY_ID}', () => {
 
   it('returns the seeded record unchanged for an empty body', async ({ sandbox }) => {
     const res = await call(sandbox, 'PATCH', '/categories/cat_003', { body: {} });
-    expect(res.body).toEqual(
-      success({ id: 'cat_003', name: 'Category 3', value: 'category-3', ...seedAudit }),
-    );
+    expect(res.body).toEqual(success({ id: 'cat_003', name: 'Category 3', value: 'category-3', ...seedAudit }));
   });
 
   it('counts length in characters, not UTF-16 units', async ({ sandbox }) => {
@@ -489,12 +473,7 @@ describe('PATCH /v2/categories/{CATEGORY_ID}', () => {
       body: { name: 'c'.repeat(41), value: 7 },
     });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual(
-      failure(
-        invalid('name', 'name must be 1-40 characters long'),
-        invalid('value', 'value must be a string'),
-      ),
-    );
+    expect(res.body).toEqual(failure(invalid('name', 'name must be 1-40 characters long'), invalid('value', 'value must be a string')));
     const empty = await call(sandbox, 'PATCH', '/categories/cat_001', { body: { value: '' } });
     expect(empty.body.errors).toEqual([invalid('value', 'value must be 1-40 characters long')]);
   });
@@ -541,10 +520,7 @@ describe('PATCH /v2/users/{USER_ID}', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body).toEqual(
-      failure(
-        invalid('email', 'email is not an accepted field'),
-        invalid('role', 'role must be one of: viewer, uploader, admin, owner'),
-      ),
+      failure(invalid('email', 'email is not an accepted field'), invalid('role', 'role must be one of: viewer, uploader, admin, owner')),
     );
   });
 
@@ -561,9 +537,7 @@ describe('POST /v2/services', () => {
     const res = await call(sandbox, 'POST', '/services', { body: { name: 'Channel', provider: 'youtube' } });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ name: 'Channel', provider: 'youtube' });
-    expect(Object.keys(res.body.result)).toEqual([
-      'id', 'name', 'provider', 'created_by', 'created_time', 'updated_by', 'updated_time',
-    ]);
+    expect(Object.keys(res.body.result)).toEqual(['id', 'name', 'provider', 'created_by', 'created_time', 'updated_by', 'updated_time']);
     expect(res.body.result.id).toMatch(/^svc_[0-9a-f]{16}$/);
     expectFreshAudit(res.body.result, 'usr_owner', since);
   });
@@ -585,9 +559,7 @@ describe('POST /v2/folders', () => {
     const since = Date.now();
     const res = await call(sandbox, 'POST', '/folders', { body: { name: 'Webinars' } });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.result)).toEqual([
-      'id', 'name', 'created_by', 'created_time', 'updated_by', 'updated_time',
-    ]);
+    expect(Object.keys(res.body.result)).toEqual(['id', 'name', 'created_by', 'created_time', 'updated_by', 'updated_time']);
     expect(res.body.result.id).toMatch(/^fld_[0-9a-f]{16}$/);
     expect(res.body.result.name).toBe('Webinars');
     expectFreshAudit(res.body.result, 'usr_owner', since);
@@ -600,10 +572,7 @@ describe('POST /v2/folders', () => {
     const tooLong = await call(sandbox, 'POST', '/folders', { body: { name: 'f'.repeat(41), parent: 'x' } });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body).toEqual(
-      failure(
-        invalid('name', 'name must be 1-40 characters long'),
-        invalid('parent', 'parent is not an accepted field'),
-      ),
+      failure(invalid('name', 'name must be 1-40 characters long'), invalid('parent', 'parent is not an accepted field')),
     );
   });
 });

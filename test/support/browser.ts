@@ -12,7 +12,16 @@ import { describe } from 'vitest';
 const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The flags headless Chromium needs on these machines (closed network, no GPU, root). */
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * A describe block of browser tests. Without a browser it is skipped with a message naming

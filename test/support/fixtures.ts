@@ -1,18 +1,10 @@
-import type { BrowserContext } from "playwright-core";
-import { test as base } from "vitest";
-import {
-	type Sandbox,
-	type SandboxOptions,
-	startSandbox,
-} from "../../src/sandbox/server.js";
-import type { GatewayOptions } from "../../src/gateway.js";
-import { launchBrowser } from "./browser.js";
-import { type RunningGateway, startGateway } from "./gateway.js";
-import {
-	type RecordingUpstream,
-	type Script,
-	startRecordingUpstream,
-} from "./recording-upstream.js";
+import type { BrowserContext } from 'playwright-core';
+import { test as base } from 'vitest';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import type { GatewayOptions } from '../../src/gateway.js';
+import { launchBrowser } from './browser.js';
+import { type RunningGateway, startGateway } from './gateway.js';
+import { type RecordingUpstream, type Script, startRecordingUpstream } from './recording-upstream.js';
 
 /**
  * Shared set-up for tests over real HTTP, as vitest fixtures: each server is started on first use
@@ -28,65 +20,50 @@ import {
 
 /** Starts servers for one test; all of them are closed when the test ends, whether it passed or not. */
 export interface Start {
-	upstream(script?: Script): Promise<RecordingUpstream>;
-	gateway(options: GatewayOptions): Promise<RunningGateway>;
-	sandbox(options?: SandboxOptions): Promise<Sandbox>;
+  upstream(script?: Script): Promise<RecordingUpstream>;
+  gateway(options: GatewayOptions): Promise<RunningGateway>;
+  sandbox(options?: SandboxOptions): Promise<Sandbox>;
 }
 
 export const test = base
-	.extend(
-		"browser",
-		{ scope: "file" },
-		async ({}, { onCleanup }): Promise<BrowserContext> => {
-			const browser = await launchBrowser();
-			onCleanup(() => browser.close());
-			return browser.context;
-		},
-	)
-	.extend("start", async ({}, { onCleanup }): Promise<Start> => {
-		const open: Array<{ close(): Promise<void> }> = [];
-		// Closed newest first: a gateway before the upstream it calls.
-		onCleanup(async () => {
-			for (const server of open.reverse()) await server.close();
-		});
-		const started = <T extends { close(): Promise<void> }>(server: T): T => {
-			open.push(server);
-			return server;
-		};
-		return {
-			upstream: async (script) => started(await startRecordingUpstream(script)),
-			gateway: async (options) => started(await startGateway(options)),
-			sandbox: async (options) => started(await startSandbox(options)),
-		};
-	});
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }): Promise<BrowserContext> => {
+    const browser = await launchBrowser();
+    onCleanup(() => browser.close());
+    return browser.context;
+  })
+  .extend('start', async ({}, { onCleanup }): Promise<Start> => {
+    const open: Array<{ close(): Promise<void> }> = [];
+    // Closed newest first: a gateway before the upstream it calls.
+    onCleanup(async () => {
+      for (const server of open.reverse()) await server.close();
+    });
+    const started = <T extends { close(): Promise<void> }>(server: T): T => {
+      open.push(server);
+      return server;
+    };
+    return {
+      upstream: async (script) => started(await startRecordingUpstream(script)),
+      gateway: async (options) => started(await startGateway(options)),
+      sandbox: async (options) => started(await startSandbox(options)),
+    };
+  });
 
 /** One recording upstream and a gateway in front of it, shared by the tests of a file. */
-export function gatewayOverUpstream(
-	script?: Script,
-	options: Omit<GatewayOptions, "upstreamUrl"> = {},
-) {
-	return test
-		.extend(
-			"upstream",
-			{ scope: "file" },
-			async ({}, { onCleanup }): Promise<RecordingUpstream> => {
-				const upstream = await startRecordingUpstream(script);
-				onCleanup(() => upstream.close());
-				return upstream;
-			},
-		)
-		.extend(
-			"gateway",
-			{ scope: "file" },
-			async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
-				const gateway = await startGateway({
-					upstreamUrl: new URL(upstream.url),
-					...options,
-				});
-				onCleanup(() => gateway.close());
-				return gateway;
-			},
-		);
+export function gatewayOverUpstream(script?: Script, options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
+  return test
+    .extend('upstream', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
+      const upstream = await startRecordingUpstream(script);
+      onCleanup(() => upstream.close());
+      return upstream;
+    })
+    .extend('gateway', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
+      const gateway = await startGateway({
+        upstreamUrl: new URL(upstream.url),
+        ...options,
+      });
+      onCleanup(() => gateway.close());
+      return gateway;
+    });
 }
 
 /** The embedded sandbox (seeded demo data), shared by the tests of a file. */

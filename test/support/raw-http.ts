@@ -21,12 +21,16 @@ export interface RawRequest {
 export function rawHttp(url: string, { method = 'GET', headers = {}, body }: RawRequest = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunked = Array.isArray(body);
-    const req = request(url, { method, headers: { ...(typeof body === 'string' ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method, headers: { ...(typeof body === 'string' ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (chunked) for (const chunk of body) req.write(chunk);
     req.end(chunked ? undefined : body);

@@ -32,7 +32,9 @@ export interface RecordingUpstream {
 }
 
 /** A fake upstream over real HTTP that records every request and answers from a script. */
-export async function startRecordingUpstream(script: Script = () => ({ body: { success: true, result: [], errors: [], links: {} } })): Promise<RecordingUpstream> {
+export async function startRecordingUpstream(
+  script: Script = () => ({ body: { success: true, result: [], errors: [], links: {} } }),
+): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
   let current = script;
   const server = createServer((req, res) => {

@@ -18,10 +18,12 @@ describe('cursor codec', () => {
     ['skip beyond a page', Buffer.from('c1:26:').toString('base64url')],
     ['non-canonical padding', `${encodeCursor({ cursor: null, skip: 1 })}=`],
   ])('rejects a cursor that is %s as BAD_USER_INPUT', (_, value) => {
-    expect(() => decodeCursor(value)).toThrow(expect.objectContaining({
-      message: '"after" is not a cursor issued by this API.',
-      extensions: { code: 'BAD_USER_INPUT', issues: [{ path: 'after', message: 'is not a valid cursor' }] },
-    }));
+    expect(() => decodeCursor(value)).toThrow(
+      expect.objectContaining({
+        message: '"after" is not a cursor issued by this API.',
+        extensions: { code: 'BAD_USER_INPUT', issues: [{ path: 'after', message: 'is not a valid cursor' }] },
+      }),
+    );
   });
 });
 

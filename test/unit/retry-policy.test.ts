@@ -3,7 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryPolicy } from '../../src/upstream/retry.js';
 
 /** The backoff of undici's retry interceptor as the gateway configures it, on a fake clock. */
-const retryOptions = { methods: ['GET'], statusCodes: [502, 503, 504], errorCodes: ['ECONNRESET'], maxRetries: 2, maxTimeout: 2_000 } as RetryHandler.RetryOptions;
+const retryOptions = {
+  methods: ['GET'],
+  statusCodes: [502, 503, 504],
+  errorCodes: ['ECONNRESET'],
+  maxRetries: 2,
+  maxTimeout: 2_000,
+} as RetryHandler.RetryOptions;
 
 function failure(fields: { statusCode?: number; code?: string; headers?: Record<string, string> }): Error {
   return Object.assign(new Error('failed'), fields);
@@ -20,7 +26,13 @@ interface DecideOptions {
 /** Runs the policy once; resolves with the delay in fake ms before it said "retry", or with the error it gave up with. */
 async function decide(
   error: Error,
-  { attempt = 1, method = 'GET', deadline = Date.now() + 60_000, signal = new AbortController().signal, random = () => 0.5 }: DecideOptions = {},
+  {
+    attempt = 1,
+    method = 'GET',
+    deadline = Date.now() + 60_000,
+    signal = new AbortController().signal,
+    random = () => 0.5,
+  }: DecideOptions = {},
 ): Promise<{ retryAfterMs: number } | { gaveUp: Error }> {
   const started = Date.now();
   let outcome: { retryAfterMs: number } | { gaveUp: Error } | undefined;
@@ -65,7 +77,7 @@ describe('retryPolicy', () => {
     expect(await decide(tooLong)).toEqual({ gaveUp: tooLong });
   });
 
-  it('does not start a wait that would outlive the call\'s deadline', async () => {
+  it("does not start a wait that would outlive the call's deadline", async () => {
     const error = failure({ statusCode: 503, headers: { 'retry-after': '1' } });
     expect(await decide(error, { deadline: Date.now() + 999 })).toEqual({ gaveUp: error });
   });
@@ -74,9 +86,13 @@ describe('retryPolicy', () => {
     const controller = new AbortController();
     const error = failure({ statusCode: 503, headers: { 'retry-after': '2' } });
     let outcome: Error | null | undefined;
-    retryPolicy(Date.now() + 60_000, controller.signal)(error, { state: { counter: 1 }, opts: { method: 'GET', path: '/', retryOptions } }, (result) => {
-      outcome = result;
-    });
+    retryPolicy(Date.now() + 60_000, controller.signal)(
+      error,
+      { state: { counter: 1 }, opts: { method: 'GET', path: '/', retryOptions } },
+      (result) => {
+        outcome = result;
+      },
+    );
     await vi.advanceTimersByTimeAsync(500);
     expect(outcome).toBeUndefined();
     controller.abort();

@@ -6,7 +6,11 @@ import { schema } from '../../src/schema/index.js';
 const current = printSchema(schema);
 const messages = async (base: string) => {
   const report = await compareSchemas(base, current);
-  return { breaking: report.breaking.map((c) => c.message), dangerous: report.dangerous.map((c) => c.message), safe: report.safe.map((c) => c.message) };
+  return {
+    breaking: report.breaking.map((c) => c.message),
+    dangerous: report.dangerous.map((c) => c.message),
+    safe: report.safe.map((c) => c.message),
+  };
 };
 /** The current schema with one line added right after `after`, as if the baseline had it. */
 const baseWith = (after: string, line: string) => {
@@ -17,12 +21,18 @@ const baseWith = (after: string, line: string) => {
 describe('schema:diff (graphql-inspector)', () => {
   it('reports no change against itself', async () => {
     expect(await messages(current)).toEqual({ breaking: [], dangerous: [], safe: [] });
-    expect(formatReport(await compareSchemas(current, current), 'HEAD:schema.graphql')).toBe('The schema is unchanged since HEAD:schema.graphql.');
+    expect(formatReport(await compareSchemas(current, current), 'HEAD:schema.graphql')).toBe(
+      'The schema is unchanged since HEAD:schema.graphql.',
+    );
   });
 
   it('calls a removed field breaking', async () => {
     const base = baseWith('type ApiKey implements AuditedRecord {', '  legacyName: String!');
-    expect(await messages(base)).toEqual({ breaking: ["Field 'legacyName' was removed from object type 'ApiKey'"], dangerous: [], safe: [] });
+    expect(await messages(base)).toEqual({
+      breaking: ["Field 'legacyName' was removed from object type 'ApiKey'"],
+      dangerous: [],
+      safe: [],
+    });
   });
 
   it('calls removing a field that was deprecated dangerous, not breaking', async () => {
@@ -33,7 +43,9 @@ describe('schema:diff (graphql-inspector)', () => {
   });
 
   it('calls a new enum value dangerous and a new optional input field safe', async () => {
-    const base = current.replace('  """Okta."""\n  OKTA\n', '').replace('  """New name, 1 to 40 characters."""\n  name: String\n\n  """New value', '  """New value');
+    const base = current
+      .replace('  """Okta."""\n  OKTA\n', '')
+      .replace('  """New name, 1 to 40 characters."""\n  name: String\n\n  """New value', '  """New value');
     const report = await messages(base);
     expect(report.breaking).toEqual([]);
     expect(report.dangerous).toEqual(["Enum value 'OKTA' was added to enum 'IdentityProviderCompany'"]);

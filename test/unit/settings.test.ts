@@ -42,7 +42,13 @@ describe('settings', () => {
   });
 
   it('switch introspection, suggestions, GraphiQL and the any-origin default off under NODE_ENV=production unless set', () => {
-    expect(loadSettings({ NODE_ENV: 'production' })).toMatchObject({ production: true, introspection: false, fieldSuggestions: false, graphiql: false, corsOrigins: [] });
+    expect(loadSettings({ NODE_ENV: 'production' })).toMatchObject({
+      production: true,
+      introspection: false,
+      fieldSuggestions: false,
+      graphiql: false,
+      corsOrigins: [],
+    });
     expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true' })).toMatchObject({ introspection: true, fieldSuggestions: false });
   });
 
@@ -117,16 +123,24 @@ describe('settings', () => {
   });
 
   it('refuse a bad value, naming the variable', () => {
-    expect(() => loadSettings({ UPSTREAM_RETRIES: '3' })).toThrow(new ConfigError('Invalid configuration: UPSTREAM_RETRIES must be a whole number from 0 to 2.'));
-    expect(() => loadSettings({ MAX_UPSTREAM_CALLS: 'ten' })).toThrow(new ConfigError('Invalid configuration: MAX_UPSTREAM_CALLS must be a whole number from 1 to 1000.'));
-    expect(() => loadSettings({ INTROSPECTION: 'yes' })).toThrow(new ConfigError('Invalid configuration: INTROSPECTION must be true or false.'));
+    expect(() => loadSettings({ UPSTREAM_RETRIES: '3' })).toThrow(
+      new ConfigError('Invalid configuration: UPSTREAM_RETRIES must be a whole number from 0 to 2.'),
+    );
+    expect(() => loadSettings({ MAX_UPSTREAM_CALLS: 'ten' })).toThrow(
+      new ConfigError('Invalid configuration: MAX_UPSTREAM_CALLS must be a whole number from 1 to 1000.'),
+    );
+    expect(() => loadSettings({ INTROSPECTION: 'yes' })).toThrow(
+      new ConfigError('Invalid configuration: INTROSPECTION must be true or false.'),
+    );
     expect(() => loadSettings({ LOG_LEVEL: 'loud' })).toThrow(
       new ConfigError('Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'),
     );
   });
 
   it.each(ENVIRONMENT_VARIABLES)('refuse %s set to an empty value instead of treating it as unset', (name) => {
-    expect(() => loadSettings({ [name]: '' })).toThrow(new ConfigError(`Invalid configuration: ${name} must not be empty; unset it to take the default.`));
+    expect(() => loadSettings({ [name]: '' })).toThrow(
+      new ConfigError(`Invalid configuration: ${name} must not be empty; unset it to take the default.`),
+    );
   });
 
   it('document every setting in one line and with the accepted values', () => {

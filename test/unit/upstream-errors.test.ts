@@ -26,7 +26,7 @@ describe('messageOf', () => {
     [{ title: 't', error: 'e' }, 't'],
     [{ error: 'e', description: 'x' }, 'e'],
     [{ description: 'x' }, 'x'],
-    [{ message: '' , detail: 'd' }, 'd'],
+    [{ message: '', detail: 'd' }, 'd'],
     ['plain string', 'plain string'],
   ])('takes the message of %j', (error, message) => {
     expect(messageOf(error)).toBe(message);
@@ -60,11 +60,17 @@ describe('upstreamFailure', () => {
     expect([failure, ...failure.additional].map((e) => ({ message: e.message, extensions: e.extensions }))).toEqual([
       {
         message: 'name is too long',
-        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: { code: 'invalid_field', field: 'name', message: 'name is too long' } } },
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          upstream: { status: 422, error: { code: 'invalid_field', field: 'name', message: 'name is too long' } },
+        },
       },
       {
         message: 'value is empty',
-        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: { code: 'invalid_field', field: 'value', detail: 'value is empty' } } },
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          upstream: { status: 422, error: { code: 'invalid_field', field: 'value', detail: 'value is empty' } },
+        },
       },
     ]);
   });

@@ -36,7 +36,11 @@ describe('field rules', () => {
   });
 
   it('accepts any finite coordinate, outside the suggested 25-75 too', () => {
-    expect([ok(rules.coordinate, -1000), ok(rules.coordinate, 0.5), ok(rules.coordinate, Number.POSITIVE_INFINITY)]).toEqual([true, true, false]);
+    expect([ok(rules.coordinate, -1000), ok(rules.coordinate, 0.5), ok(rules.coordinate, Number.POSITIVE_INFINITY)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('accepts a PEM X.509 certificate node:crypto can parse, and nothing else', () => {
@@ -62,7 +66,10 @@ describe('field rules', () => {
 });
 
 describe('inputRules', () => {
-  const schema = inputRules({ id: rules.id, name: rules.name.optional(), value: rules.categoryValue.optional() }, { changes: ['name', 'value'] });
+  const schema = inputRules(
+    { id: rules.id, name: rules.name.optional(), value: rules.categoryValue.optional() },
+    { changes: ['name', 'value'] },
+  );
 
   it('keeps clientMutationId and omitted fields as they are', () => {
     expect(schema.parse({ id: 'c', name: 'n', clientMutationId: 'm' })).toEqual({ id: 'c', name: 'n', clientMutationId: 'm' });
@@ -70,7 +77,9 @@ describe('inputRules', () => {
 
   it('refuses explicit nulls and an update with nothing to change, with dotted paths', () => {
     const nulls = schema.safeParse({ id: 'c', name: null });
-    expect(nulls.success ? [] : issuesOf(nulls.error.issues)).toEqual([{ path: 'name', message: 'must not be null: omit the field to leave it unchanged' }]);
+    expect(nulls.success ? [] : issuesOf(nulls.error.issues)).toEqual([
+      { path: 'name', message: 'must not be null: omit the field to leave it unchanged' },
+    ]);
     const empty = schema.safeParse({ id: 'c', clientMutationId: null });
     expect(empty.success ? [] : issuesOf(empty.error.issues)).toEqual([{ path: '', message: 'must change at least one of: name, value' }]);
   });
