@@ -17,7 +17,7 @@ interface Profile {
 const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, id] of profile.samples.entries()) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
 
 function packageOf(url: string): string {

@@ -74,8 +74,13 @@ function ask<T>(child: ChildProcess, message: unknown, key: string): Promise<T> 
   });
 }
 
-const stopAll = () => children.forEach((child) => child.connected && child.disconnect());
-process.once('SIGINT', () => (stopAll(), process.exit(130)));
+const stopAll = () => {
+  for (const child of children) if (child.connected) child.disconnect();
+};
+process.once('SIGINT', () => {
+  stopAll();
+  process.exit(130);
+});
 
 // --- rows --------------------------------------------------------------------
 

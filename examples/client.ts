@@ -3,7 +3,7 @@
  * documents `npm run codegen` generates from examples/operations/*.graphql. Every variable and
  * result is typed from the schema, so an incompatible schema change fails `tsc`.
  */
-import { Client, type CombinedError, type PersistedDocument, fetchExchange, makeOperation, mapExchange } from '@urql/core';
+import { Client, type CombinedError, fetchExchange, makeOperation, mapExchange, type PersistedDocument } from '@urql/core';
 import { Kind } from 'graphql';
 import { getFragmentData } from './generated/fragment-masking.js';
 import {

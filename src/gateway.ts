@@ -1,12 +1,12 @@
-import type { TracerProvider } from '@opentelemetry/api';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { type Plugin, type YogaServerInstance, createYoga } from 'graphql-yoga';
-import { type Settings, defaultSettings } from './config/settings.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { defaultSettings, type Settings } from './config/settings.js';
 import { Caller, type CallerContext } from './context.js';
 import { corsPolicy } from './cors.js';
 import { graphiqlOptions } from './graphiql.js';
-import { type Logger, createLogger } from './observability/logger.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, watchUpstream } from './observability/metrics.js';
 import { upstreamProbe } from './observability/readiness.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';

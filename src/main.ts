@@ -3,7 +3,7 @@ import { ConfigError, loadSettings } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
 import { announce } from './server/banner.js';
-import { SANDBOX_URL_FROM_PRIMARY, runPrimary } from './server/cluster.js';
+import { runPrimary, SANDBOX_URL_FROM_PRIMARY } from './server/cluster.js';
 import { shutdownOnSignals } from './server/shutdown.js';
 
 async function main(): Promise<void> {

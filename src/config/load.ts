@@ -1,4 +1,4 @@
-import { SETTINGS, type Settings, defaultSettings } from './settings.js';
+import { defaultSettings, SETTINGS, type Settings } from './settings.js';
 
 export class ConfigError extends Error {}
 

@@ -1,5 +1,5 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type DocumentNode, GraphQLError, type Source, getOperationAST, valueFromASTUntyped } from 'graphql';
+import { type DocumentNode, GraphQLError, getOperationAST, type Source, valueFromASTUntyped } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**

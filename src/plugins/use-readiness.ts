@@ -1,4 +1,4 @@
-import { useReadinessCheck, type Plugin } from 'graphql-yoga';
+import { type Plugin, useReadinessCheck } from 'graphql-yoga';
 
 export interface ReadinessSources {
   /** True while the upstream circuit breaker fails calls fast. */

@@ -1,4 +1,4 @@
-import { type Span, SpanKind, SpanStatusCode, type Tracer, ROOT_CONTEXT, context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';

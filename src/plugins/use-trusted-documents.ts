@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { type GraphQLParams, type Plugin, createGraphQLError } from 'graphql-yoga';
+import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import { ErrorCode } from '../errors.js';
 

@@ -1,15 +1,15 @@
 import {
   type FieldNode,
-  GraphQLError,
   type FragmentDefinitionNode,
+  GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
-  Kind,
-  type SelectionSetNode,
   getArgumentValues,
   getDirectiveValues,
   getOperationAST,
   getVariableValues,
+  Kind,
+  type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type UpstreamCallEstimate, upstreamCallsExceeded } from '../upstream/budget.js';

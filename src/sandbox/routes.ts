@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditRecord as Audit } from '../upstream/records.js';
 import type { Store } from './data.js';
-import { anyText, number, oneOf, text, timecode, validate, type ApiError, type Schema } from './validate.js';
+import { type ApiError, anyText, number, oneOf, type Schema, text, timecode, validate } from './validate.js';
 
 export class HttpError extends Error {
   constructor(

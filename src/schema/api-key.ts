@@ -2,7 +2,7 @@ import { badUserInput } from '../errors.js';
 import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
-import { type ResumePoint, decodeCursor, forwardConnection, upstreamPagesFor } from '../upstream/paging.js';
+import { decodeCursor, forwardConnection, type ResumePoint, upstreamPagesFor } from '../upstream/paging.js';
 import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';

@@ -1,8 +1,8 @@
 import { type FolderRecord, recordOf } from '../upstream/records.js';
-import { builder } from './builder.js';
 import { AuditedRecord } from './audited-record.js';
-import { upstreamBody } from './upstream-body.js';
+import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
+import { upstreamBody } from './upstream-body.js';
 
 export const Folder = builder.objectRef<FolderRecord>('Folder').implement({
   description: 'A folder that groups videos.',

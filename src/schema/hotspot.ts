@@ -1,7 +1,7 @@
 import { type HotspotRecord, recordOf } from '../upstream/records.js';
 import { builder } from './builder.js';
-import { upstreamBody } from './upstream-body.js';
 import { inputRules, rules } from './input-rules.js';
+import { upstreamBody } from './upstream-body.js';
 
 const HotspotAction = builder.enumType('HotspotAction', {
   description: 'What happens when a viewer clicks a hotspot.',

@@ -1,8 +1,8 @@
 import { type IdentityProviderRecord, recordOf } from '../upstream/records.js';
-import { builder } from './builder.js';
 import { AuditedRecord } from './audited-record.js';
-import { upstreamBody } from './upstream-body.js';
+import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
+import { upstreamBody } from './upstream-body.js';
 
 const IdentityProviderCompany = builder.enumType('IdentityProviderCompany', {
   description: 'Vendor of an identity provider.',

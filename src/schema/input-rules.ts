@@ -63,7 +63,7 @@ export function inputRules<Shape extends z.ZodRawShape>(shape: Shape, options: {
     }
   });
   const fields = z.looseObject(shape).superRefine((input, context) => {
-    if (changes && changes.every((key) => (input as Record<string, unknown>)[key] === undefined)) {
+    if (changes?.every((key) => (input as Record<string, unknown>)[key] === undefined)) {
       context.addIssue({ code: 'custom', path: [], message: `must change at least one of: ${changes.join(', ')}` });
     }
   });

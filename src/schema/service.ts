@@ -1,8 +1,8 @@
-import { type ServiceRecord, recordOf } from '../upstream/records.js';
-import { builder } from './builder.js';
+import { recordOf, type ServiceRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { upstreamBody } from './upstream-body.js';
+import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
+import { upstreamBody } from './upstream-body.js';
 
 const ServiceProvider = builder.enumType('ServiceProvider', {
   description: 'Third party behind a connected service.',

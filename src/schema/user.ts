@@ -1,8 +1,8 @@
-import { type UserRecord, recordOf } from '../upstream/records.js';
-import { builder } from './builder.js';
+import { recordOf, type UserRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { upstreamBody } from './upstream-body.js';
+import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
+import { upstreamBody } from './upstream-body.js';
 
 const UserRole = builder.enumType('UserRole', {
   description: 'What a user may do in the video library.',

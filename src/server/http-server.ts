@@ -1,4 +1,4 @@
-import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Settings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';

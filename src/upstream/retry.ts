@@ -1,4 +1,4 @@
-import { type Dispatcher, type RetryHandler, interceptors } from 'undici';
+import { type Dispatcher, interceptors, type RetryHandler } from 'undici';
 import { retryAfterSeconds } from './errors.js';
 
 /** Statuses worth a second try: the upstream or a proxy in front of it was briefly unable to answer. */

@@ -2,7 +2,7 @@ import { badUserInput } from '../errors.js';
 
 /** Values that cannot stand as exactly one URL path segment, even percent-encoded. */
 export function isPathSegment(value: string): boolean {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the check refuses.
   return value !== '' && value !== '.' && value !== '..' && !/[/?#\u0000-\u001f\u007f]/.test(value);
 }
 

@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
@@ -33,7 +33,10 @@ async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
 // The app origins exist before the gateway, whose allow-list names one of them.
 const [listedApp, otherApp] = await Promise.all([startAppOrigin(), startAppOrigin()]);
 afterAll(() => {
-  for (const app of [listedApp, otherApp]) app.server.closeAllConnections(), app.server.close();
+  for (const app of [listedApp, otherApp]) {
+    app.server.closeAllConnections();
+    app.server.close();
+  }
 });
 const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [listedApp.origin] });
 it.beforeEach(({ upstream }) => {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import {
-  VmsError,
   createFolder,
   createIdentityProvider,
   createService,
@@ -10,6 +9,7 @@ import {
   updateCategory,
   updateHotspot,
   updateUser,
+  VmsError,
 } from '../../examples/client.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 

@@ -11,8 +11,8 @@ import {
   printSchema,
 } from 'graphql';
 import { describe, expect } from 'vitest';
-import { gatewayOverUpstream } from '../support/fixtures.js';
 import { schema } from '../../src/schema/index.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
 
 const committed = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
 

@@ -536,7 +536,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 });
 
 describe('an unreachable upstream', () => {
-  it('is UPSTREAM_UNAVAILABLE, without its address in the answer', async ({ upstream, start }) => {
+  it('is UPSTREAM_UNAVAILABLE, without its address in the answer', async ({ start }) => {
     const closed = await start.upstream();
     const address = new URL(closed.url);
     await closed.close();

@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
+import { defaultSettings } from '../../src/config/settings.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { defaultSettings } from '../../src/config/settings.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 

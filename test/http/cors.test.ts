@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { ConfigError, loadSettings as loadConfig } from '../../src/config/load.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RawAnswer, graphqlBody, rawHttp } from '../support/raw-http.js';
+import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 
 /** CORS over real HTTP: the allow-list from CORS_ORIGINS, preflights and real requests. */

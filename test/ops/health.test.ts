@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
-import { type Start, test as it } from '../support/fixtures.js';
+import { test as it, type Start } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 
 const AUTH = { authorization: 'Bearer health-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
@@ -29,7 +29,7 @@ describe('/health and /ready', () => {
     const upstream = await start.upstream(() => ({ status: 500, body: { success: false, result: null, errors: [], links: {} } }));
     const gateway = await gatewayBefore(start, upstream);
     const failed = await gateway.graphql(KEYS, { headers: AUTH });
-    expect((failed.body.errors?.[0]?.extensions as { code: string }).code).toBe('UPSTREAM_ERROR');
+    expect((failed.body.errors![0]!.extensions as { code: string }).code).toBe('UPSTREAM_ERROR');
     expect(await get(gateway, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
     expect(upstream.requests.map((request) => [request.method, request.path])).toEqual([
       ['GET', '/v2/api_keys'],
@@ -43,7 +43,7 @@ describe('/health and /ready', () => {
     const gateway = await gatewayBefore(start, upstream);
     expect(await get(gateway, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
     const failed = await gateway.graphql(KEYS, { headers: AUTH });
-    expect((failed.body.errors?.[0]?.extensions as { code: string }).code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((failed.body.errors![0]!.extensions as { code: string }).code).toBe('UPSTREAM_UNAVAILABLE');
     const ready = await get(gateway, '/ready');
     expect(ready).toEqual({ status: 503, body: '{"status":"unavailable","reason":"upstream circuit open and upstream unreachable"}' });
     expect(ready.body).not.toContain(new URL(upstream.url).host);

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
 import { type ChildGateway, spawnGateway } from './child-gateway.js';
 
 const KEYS = JSON.stringify({ query: 'query Keys { apiKeys(first: 1) { edges { node { id } } } }' });

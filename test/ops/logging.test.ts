@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
-import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 import { captureLogs, lineBase } from './capture.js';
 

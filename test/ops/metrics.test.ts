@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_OPERATION_NAMES, createMetrics } from '../../src/observability/metrics.js';
+import { createMetrics, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';

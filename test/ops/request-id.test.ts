@@ -39,7 +39,7 @@ describe('x-request-id', () => {
 
   it('answers with an id even when no upstream call is made: errors, health, metrics', async ({ gateway }) => {
     const unauthenticated = await gateway.graphql(KEYS, { headers: { 'x-request-id': 'no-token-1' } });
-    expect((unauthenticated.body.errors?.[0]?.extensions as { code: string }).code).toBe('UNAUTHENTICATED');
+    expect((unauthenticated.body.errors![0]!.extensions as { code: string }).code).toBe('UNAUTHENTICATED');
     expect(unauthenticated.headers.get('x-request-id')).toBe('no-token-1');
     const base = gateway.url.replace(/\/graphql$/, '');
     for (const path of ['/health', '/ready', '/metrics']) {

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
-import { KEYS_QUERY, auth, codes, expectNoLeak, keys } from './harness.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { auth, codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
 
 /** The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again). */
 const RESET_MS = 300;

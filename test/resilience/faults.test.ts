@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope, startRecordingUpstream } from '../support/recording-upstream.js';
-import { KEYS_QUERY, TOKEN, auth, codes, drip, expectNoLeak, expectStillServing, keys } from './harness.js';
+import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { auth, codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys, TOKEN } from './harness.js';
 
 /**
  * Fault injection: a scripted upstream over real HTTP misbehaves in one way per test. For each fault

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 
 export const TOKEN = 'Bearer resilience-secret-token';
 export const auth = { authorization: TOKEN };

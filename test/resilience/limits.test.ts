@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { auth, codes, keys } from './harness.js';
 
 /** Limits on what one request may ask for, each answered before the upstream is bothered. */

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { encodeCursor } from '../../src/upstream/paging.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
-import { encodeCursor } from '../../src/upstream/paging.js';
-import { DOCUMENTED_CODES, auth, expectNoLeak, keys } from './harness.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { auth, DOCUMENTED_CODES, expectNoLeak, keys } from './harness.js';
 
 /**
  * Property-based: random documents, variables, raw bodies and upstream answers. Whatever arrives,

@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 import { expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { type RecordingUpstream, envelope } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { audit, auth, keys } from './harness.js';
 
 /**
@@ -52,10 +52,7 @@ const MIX = [
 ];
 const schedule = MIX.flatMap((entry) => Array.from({ length: entry.weight }, () => entry));
 
-async function run(
-  { gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream },
-  count: number,
-): Promise<Map<string, number>> {
+async function run(gateway: RunningGateway, count: number): Promise<Map<string, number>> {
   const client = new Pool(new URL(gateway.url).origin, { connections: CONCURRENCY });
   const outcomes = new Map<string, number>();
   let next = 0;
@@ -97,10 +94,10 @@ async function measure(upstream: RecordingUpstream) {
 }
 
 it(`serves ${REQUESTS} mixed requests and returns to its baseline heap and sockets`, async ({ gateway, upstream }) => {
-  await run({ gateway, upstream }, 500);
+  await run(gateway, 500);
   const before = await measure(upstream);
 
-  const outcomes = await run({ gateway, upstream }, REQUESTS);
+  const outcomes = await run(gateway, REQUESTS);
   const after = await measure(upstream);
 
   const total = (prefix: string) => [...outcomes].filter(([key]) => key.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);

@@ -227,7 +227,7 @@ describe('GET /v2/api_keys', () => {
         updated_time: '2025-01-01T00:01:00.000Z',
       },
     ]);
-    const last = await call(sandbox, 'GET', '/api_keys?limit=2&cursor=' + new URL(res.body.links.next).searchParams.get('cursor'));
+    const last = await call(sandbox, 'GET', `/api_keys?limit=2&cursor=${new URL(res.body.links.next).searchParams.get('cursor')}`);
     expect(ids(last)).toEqual(['ak_003', 'ak_004']);
   });
 
@@ -328,7 +328,7 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
       x: -10,
       y: 1000,
       action: 'link',
-      link: 'https://example.com/' + 'l'.repeat(80),
+      link: `https://example.com/${'l'.repeat(80)}`,
       target: '_parent',
       opacity: 'invisible',
     };

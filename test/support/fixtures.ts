@@ -1,7 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { test as base } from 'vitest';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import type { GatewayOptions } from '../../src/gateway.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { launchBrowser } from './browser.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 import { type RecordingUpstream, type Script, startRecordingUpstream } from './recording-upstream.js';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultSettings } from '../../src/config/settings.js';
-import { type GatewayOptions, createGateway } from '../../src/gateway.js';
+import { createGateway, type GatewayOptions } from '../../src/gateway.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 
 export interface RunningGateway {

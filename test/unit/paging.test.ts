@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type UpstreamPage, decodeCursor, encodeCursor, forwardConnection } from '../../src/upstream/paging.js';
+import { decodeCursor, encodeCursor, forwardConnection, type UpstreamPage } from '../../src/upstream/paging.js';
 
 describe('cursor codec', () => {
   it('round-trips a resume point, with and without an upstream cursor', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
-import { SETTINGS, defaultSettings } from '../../src/config/settings.js';
+import { defaultSettings, SETTINGS } from '../../src/config/settings.js';
 
 /** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
 describe('settings', () => {
