@@ -2,7 +2,8 @@
 # The gateway as a container: compiled in one stage, shipped with production dependencies only,
 # run as the unprivileged "node" user. Build: docker build -t vms-graphql-gateway .
 
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# The Node LTS the image ships: the version in .node-version, which CI tests beside the machine's Node 20.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

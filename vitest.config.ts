@@ -9,8 +9,13 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    projects: [
+      // `npm run test:unit`: no sockets, no processes, seconds.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Everything over real HTTP: gateways, upstreams, child processes, Chromium, the benchmark's smoke run.
+      { extends: true, test: { name: 'http', include: ['test/**/*.test.ts'], exclude: ['test/unit/**'] } },
+    ],
   },
 });

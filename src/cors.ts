@@ -2,9 +2,9 @@ import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN } from './config/parsers.js';
 
 /** Headers a browser app may send: the bearer token, JSON, its request id and Yoga's CSRF header. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-request-id', 'x-graphql-yoga-csrf'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-request-id', 'x-graphql-yoga-csrf'];
 /** How long a browser may reuse a preflight answer, in seconds. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 type CorsOption = NonNullable<YogaServerOptions<object, object>['cors']>;
 

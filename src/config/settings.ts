@@ -65,7 +65,7 @@ export const SETTINGS = {
     env: 'WORKERS',
     parse: wholeNumber(1, 64),
     default: 1,
-    doc: 'Worker processes sharing the port (node:cluster); see docs/operations.md before raising it.',
+    doc: 'Worker processes sharing the port (node:cluster); see [operations](operations.md#scaling) before raising it.',
     section: 'server',
   }),
   shutdownTimeoutMs: setting({
@@ -82,6 +82,7 @@ export const SETTINGS = {
     doc: 'Largest request body; a larger one is answered 413 `PAYLOAD_TOO_LARGE` before it is read.',
     section: 'server',
   }),
+  // An answer under 1 KiB fits in one TCP segment with its headers: compressing it saves no round trip, only bytes, for CPU.
   compressionMinBytes: setting({
     env: 'COMPRESSION_MIN_BYTES',
     parse: bytes(0, 2 ** 31 - 1),
@@ -234,7 +235,7 @@ export const SETTINGS = {
     parse: text('file path'),
     default: undefined,
     defaultText: 'unset: any operation runs',
-    doc: 'Persisted-documents manifest; when set, only its operations run, sent by `documentId` (docs/clients.md).',
+    doc: 'Persisted-documents manifest; when set, only its operations run, sent by `documentId` ([clients](clients.md#trusted-documents)).',
     section: 'clients',
   }),
   corsOrigins: setting({
@@ -242,7 +243,7 @@ export const SETTINGS = {
     parse: originList,
     default: ({ production }) => (production ? [] : [ANY_ORIGIN]),
     defaultText: '`*`, none when `NODE_ENV=production`',
-    doc: 'Browser origins allowed to call, exact (scheme, host and port), or `*` for any (docs/clients.md).',
+    doc: 'Browser origins allowed to call, exact (scheme, host and port), or `*` for any ([clients](clients.md#browser-apps)).',
     section: 'clients',
   }),
 
@@ -276,7 +277,7 @@ type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T
 /** Every setting's value, typed from the table. */
 export type Settings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 
-export type LogLevel = Settings['logLevel'];
+type LogLevel = Settings['logLevel'];
 
 /** The value of every setting while no variable is set, in the given environment. */
 export function defaultSettings(environment: Environment = { production: false }): Settings {

@@ -8,7 +8,7 @@ export type { Logger } from 'pino';
  * header objects of requests and responses. Censoring by path rather than by hand means a new log
  * call cannot leak a credential by forgetting to strip it.
  */
-export const REDACT_PATHS: readonly string[] = [
+const REDACT_PATHS: readonly string[] = [
   'authorization',
   'cookie',
   'token',

@@ -1,4 +1,4 @@
-export type Outcome = 'ok' | 'partial' | 'error';
+type Outcome = 'ok' | 'partial' | 'error';
 
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {

@@ -2,12 +2,6 @@ import { promisify } from 'node:util';
 import { constants, gzip, gzipSync } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 
-/**
- * Default of COMPRESSION_MIN_BYTES. An answer this small fits in one TCP segment with its headers,
- * so compressing it saves no round trip, only bytes, and every compression costs CPU.
- */
-export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
-
 /** Above this, compress on zlib's thread pool rather than block the event loop. */
 const SYNC_MAX_BYTES = 64 * 1024;
 const OPTIONS = { level: constants.Z_BEST_SPEED };
@@ -39,7 +33,7 @@ export function useCompression(minBytes: number): Plugin {
 }
 
 /** True when Accept-Encoding lists gzip (or *) without q=0. */
-export function acceptsGzip(header: string | null): boolean {
+function acceptsGzip(header: string | null): boolean {
   if (header === null) return false;
   return header.split(',').some((part) => {
     const [coding = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());

@@ -36,7 +36,7 @@ export function useUpstreamBudget(maxCalls: number): Plugin {
 
 type ExecuteArgs = Parameters<NonNullable<Plugin['onExecute']>>[0]['args'];
 
-export function estimateUpstreamCalls(
+function estimateUpstreamCalls(
   schema: ExecuteArgs['schema'],
   document: ExecuteArgs['document'],
   rawVariables: ExecuteArgs['variableValues'],

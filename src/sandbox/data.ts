@@ -24,7 +24,7 @@ export interface Store {
 }
 
 export const OWNER_ID = 'usr_owner';
-export const SEED_TIME = '2025-01-01T00:00:00.000Z';
+const SEED_TIME = '2025-01-01T00:00:00.000Z';
 
 const pad3 = (n: number): string => String(n).padStart(3, '0');
 

@@ -16,7 +16,7 @@ export class HttpError extends Error {
   }
 }
 
-export interface RequestContext {
+interface RequestContext {
   store: Store;
   params: Record<string, string>;
   query: URLSearchParams;
@@ -27,7 +27,7 @@ export interface RequestContext {
   body(): Record<string, unknown>;
 }
 
-export interface Reply {
+interface Reply {
   result: unknown;
   links?: Record<string, string>;
 }

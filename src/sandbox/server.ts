@@ -36,7 +36,7 @@ interface Envelope {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Any non-empty token is accepted; distinct tokens act as distinct users. */
-export function callerIdFor(token: string): string {
+function callerIdFor(token: string): string {
   if (token === SANDBOX_TOKEN) return OWNER_ID;
   return `usr_${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
 }

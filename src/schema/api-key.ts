@@ -7,7 +7,7 @@ import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 
-export const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
+const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key that gives programs access to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({
@@ -27,7 +27,7 @@ const ApiKeyConnection = builder.connectionObject(
 );
 
 /** Largest `first` one field may ask for (four upstream pages of 25). */
-export const MAX_FIRST = 100;
+const MAX_FIRST = 100;
 
 builder.queryField('apiKeys', (t) =>
   t.field({

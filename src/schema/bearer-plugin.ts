@@ -9,7 +9,7 @@ import { unauthenticated } from '../errors.js';
  * reported before any argument validation: an anonymous caller learns nothing about the input rules.
  * Introspection and `__typename` are not Pothos fields and stay open.
  */
-export class BearerPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class BearerPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapArgMappers(
     resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
     fieldConfig: PothosOutputFieldConfig<Types>,

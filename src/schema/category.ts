@@ -4,7 +4,7 @@ import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { upstreamBody } from './upstream-body.js';
 
-export const Category = builder.objectRef<CategoryRecord>('Category').implement({
+const Category = builder.objectRef<CategoryRecord>('Category').implement({
   description: 'A category videos can be filed under.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

@@ -4,7 +4,7 @@ import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { upstreamBody } from './upstream-body.js';
 
-export const Folder = builder.objectRef<FolderRecord>('Folder').implement({
+const Folder = builder.objectRef<FolderRecord>('Folder').implement({
   description: 'A folder that groups videos.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

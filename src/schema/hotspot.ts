@@ -25,7 +25,7 @@ const HotspotOpacity = builder.enumType('HotspotOpacity', {
   } as const,
 });
 
-export const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
+const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
   description: 'A clickable area shown over a video for a span of its time line.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the hotspot within its video.' }),

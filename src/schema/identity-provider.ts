@@ -17,7 +17,7 @@ const IdentityProviderType = builder.enumType('IdentityProviderType', {
   values: { SAML2: { value: 'saml2', description: 'SAML 2.0.' } } as const,
 });
 
-export const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProvider').implement({
+const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProvider').implement({
   description: 'An identity provider through which users sign in with single sign-on.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

@@ -14,7 +14,7 @@ const ServiceProvider = builder.enumType('ServiceProvider', {
   } as const,
 });
 
-export const Service = builder.objectRef<ServiceRecord>('Service').implement({
+const Service = builder.objectRef<ServiceRecord>('Service').implement({
   description: 'A third-party service connected to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

@@ -14,7 +14,7 @@ const UserRole = builder.enumType('UserRole', {
   } as const,
 });
 
-export const User = builder.objectRef<UserRecord>('User').implement({
+const User = builder.objectRef<UserRecord>('User').implement({
   description: 'A person with access to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

@@ -46,7 +46,7 @@ export function shutdownOnSignals({ server, timeoutMs, logger, cleanup, signals 
  * Closes the server and resolves once every connection has ended, with the number of responses
  * that were cut because `timeoutMs` passed first.
  */
-export function drain(server: Server, inFlight: ReadonlySet<ServerResponse>, timeoutMs: number): Promise<number> {
+function drain(server: Server, inFlight: ReadonlySet<ServerResponse>, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
     // Answers still being prepared tell their keep-alive clients to reconnect elsewhere.
     for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
@@ -64,7 +64,7 @@ export function drain(server: Server, inFlight: ReadonlySet<ServerResponse>, tim
 }
 
 /** The responses not yet finished; during a shutdown new ones also close their connection. */
-export function trackResponses(server: Server): ReadonlySet<ServerResponse> {
+function trackResponses(server: Server): ReadonlySet<ServerResponse> {
   const open = new Set<ServerResponse>();
   server.on('request', (_request, response: ServerResponse) => {
     if (!server.listening && !response.headersSent) response.setHeader('connection', 'close');

@@ -6,7 +6,7 @@ import { deadlineExceeded, upstreamBadResponse, upstreamFailure, upstreamTimeout
 import { retryInterceptor, retryPolicy } from './retry.js';
 import { fillRoute } from './route.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 export interface UpstreamRequest {
   method: HttpMethod;
@@ -34,7 +34,7 @@ export interface Envelope {
 }
 
 /** The settings the client reads (docs/configuration.md, section Upstream). */
-export type UpstreamSettings = Pick<
+type UpstreamSettings = Pick<
   Settings,
   | 'upstreamTimeoutMs'
   | 'upstreamMaxBytes'

@@ -94,6 +94,15 @@ describe('deploy/ manifests', () => {
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
 
+  it('ships the Node LTS of .node-version, which CI tests and package.json engines admit', () => {
+    const lts = readFileSync(`${ROOT}.node-version`, 'utf8').trim();
+    expect(lts).toMatch(/^(24|26)\.\d+\.\d+$/);
+    expect(dockerfile).toContain(`ARG NODE_IMAGE=node:${lts}-bookworm-slim`);
+    expect(readFileSync(`${ROOT}.ci/run`, 'utf8')).toContain('.node-version');
+    const engines = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).engines.node as string;
+    expect(engines).toBe(`^20.19.0 || ^${lts}`);
+  });
+
   it('builds in stages, ships production dependencies only and runs as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);

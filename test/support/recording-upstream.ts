@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** One request as the fake upstream received it. */
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   query: Record<string, string>;
@@ -11,7 +11,7 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-export interface ScriptedAnswer {
+interface ScriptedAnswer {
   status?: number;
   headers?: Record<string, string>;
   /** Serialised as JSON unless it is a string. */
