@@ -1,7 +1,7 @@
 /**
- * `npm run codegen` writes everything generated from the schema: schema.graphql (for clients and
+ * `npm run schema:write` writes everything generated from the schema: schema.graphql (for clients and
  * the schema lint) and the typed documents of the example client, with their trusted-documents
- * manifest. `npm run codegen:check` fails when any of it is stale.
+ * manifest. `npm run schema:check` fails when any of it is stale.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { printSchema } from 'graphql';
@@ -14,8 +14,8 @@ const config: CodegenConfig = {
   ignoreNoDocuments: false,
   generates: {
     'schema.graphql': {
-      // Byte for byte what `npm run schema:write` prints (schema-ast would drop the final newline),
-      // so either command leaves the file unchanged and `npm run schema:stale` agrees with both.
+      // printSchema plus a final newline, byte for byte what test/core/schema.test.ts compares
+      // (schema-ast would drop the newline).
       plugins: [{ add: { placement: 'content', content: `${printSchema(schema)}\n` } }],
     },
     'examples/generated/': {

@@ -1,6 +1,6 @@
 /**
  * A typed client for the gateway, as a frontend would write one: urql's core client with the
- * documents `npm run codegen` generates from examples/operations/*.graphql. Every variable and
+ * documents `npm run schema:write` generates from examples/operations/*.graphql. Every variable and
  * result is typed from the schema, so an incompatible schema change fails `tsc`.
  */
 import { Client, type CombinedError, fetchExchange, makeOperation, mapExchange, type PersistedDocument } from '@urql/core';
@@ -68,7 +68,8 @@ export function createVmsClient({ url, token, trustedDocuments = false }: VmsCli
     exchanges: trustedDocuments ? [sendDocumentIds, fetchExchange] : [fetchExchange],
     // CSRF protection: the gateway refuses a GET without this header, which a cross-site page cannot make a browser add.
     fetchOptions: { headers: { authorization: `Bearer ${token}`, 'x-graphql-yoga-csrf': '1' } },
-    // Reads go out as GET (cacheable), mutations as POST, as GraphQL over HTTP prescribes.
+    // Reads go out as GET and mutations as POST, as GraphQL over HTTP prescribes. Answers are
+    // `private, no-store` whatever the method: each depends on the caller's token.
     preferGetMethod: 'within-url-limit',
     requestPolicy: 'network-only',
   });

@@ -277,8 +277,6 @@ type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T
 /** Every setting's value, typed from the table. */
 export type Settings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 
-type LogLevel = Settings['logLevel'];
-
 /** The value of every setting while no variable is set, in the given environment. */
 export function defaultSettings(environment: Environment = { production: false }): Settings {
   const entries = Object.entries(SETTINGS).map(([key, spec]) => {

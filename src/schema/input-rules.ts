@@ -32,18 +32,33 @@ function isPemCertificate(value: string): boolean {
   }
 }
 
+/**
+ * Lengths count characters as people do, one per code point (an emoji is one, not two UTF-16
+ * units), as the upstream does: a name the upstream would take is never refused here.
+ */
+const characters = (value: string) => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
+
 const length = (min: number, max: number) =>
-  z.string().min(min, `must be ${min} to ${max} characters long`).max(max, `must be ${min} to ${max} characters long`);
+  z.string().refine((value) => {
+    const count = characters(value);
+    return count >= min && count <= max;
+  }, `must be ${min} to ${max} characters long`);
+
+const atMost = (max: number) => z.string().refine((value) => characters(value) <= max, `must be at most ${max} characters long`);
 
 /** Field rules mirroring the contract (section 2 and 8), checked before any upstream call. */
 export const rules = {
   id: z.string().refine(isPathSegment, 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."'),
   name: length(1, 40),
   categoryValue: length(1, 40),
-  hotspotName: z.string().max(100, 'must be at most 100 characters long'),
+  hotspotName: atMost(100),
   timeCode: z.string().regex(/^\d{2}:[0-5]\d:[0-5]\d$/, 'must be a time-code HH:MM:SS with minutes and seconds from 00 to 59'),
   coordinate: z.number().finite('must be a finite number'),
-  hotspotLink: z.string().max(100, 'must be at most 100 characters long').refine(isHttpUrl, 'must be an http(s) URL'),
+  hotspotLink: atMost(100).refine(isHttpUrl, 'must be an http(s) URL'),
   httpUrl: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
   certificate: z.string().refine(isPemCertificate, 'must be a PEM-encoded X.509 certificate'),
 };

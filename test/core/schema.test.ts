@@ -20,7 +20,7 @@ const it = gatewayOverUpstream();
 
 describe('schema.graphql', () => {
   it('is exactly what the code builds', () => {
-    expect(`${printSchema(schema)}\n`).toBe(committed);
+    expect(`${printSchema(schema)}\n`, 'schema.graphql is stale: run `npm run schema:write` and commit it').toBe(committed);
   });
 
   it('is what the running gateway serves over introspection, without a token', async ({ gateway, upstream }) => {

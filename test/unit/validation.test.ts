@@ -11,6 +11,11 @@ describe('field rules', () => {
     expect([ok(rules.name, ''), ok(rules.name, 'x'.repeat(41))]).toEqual([false, false]);
   });
 
+  it('counts characters as code points, as the upstream does: an emoji is one character, not two', () => {
+    expect([ok(rules.name, '🎬'.repeat(40)), ok(rules.name, '🎬'.repeat(41))]).toEqual([true, false]);
+    expect([ok(rules.hotspotName, '🎬'.repeat(100)), ok(rules.hotspotName, '🎬'.repeat(101))]).toEqual([true, false]);
+  });
+
   it('accepts hotspot names up to 100 characters', () => {
     expect([ok(rules.hotspotName, 'x'.repeat(100)), ok(rules.hotspotName, 'x'.repeat(101))]).toEqual([true, false]);
   });
