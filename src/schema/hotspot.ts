@@ -1,7 +1,7 @@
-import { type HotspotRecord, recordOf } from '../upstream/records.js';
+import type { HotspotRecord } from '../upstream/records.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
-import { upstreamBody } from './upstream-body.js';
+import { restMutation } from './rest-mutation.js';
 
 const HotspotAction = builder.enumType('HotspotAction', {
   description: 'What happens when a viewer clicks a hotspot.',
@@ -41,11 +41,11 @@ const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
   }),
 });
 
-builder.relayMutationField(
-  'updateHotspot',
-  {
+restMutation('updateHotspot', {
+  description: 'Changes a hotspot of a video (PATCH /videos/{videoId}/hotspots/{id}) and returns it in full.',
+  input: {
     description: 'Fields of a hotspot to change; omitted fields keep their value.',
-    inputFields: (t) => ({
+    fields: (t) => ({
       videoId: t.id({ required: true, description: 'Id of the video the hotspot belongs to.' }),
       id: t.id({ required: true, description: 'Id of the hotspot.' }),
       name: t.string({ description: 'New label, at most 100 characters.' }),
@@ -72,33 +72,6 @@ builder.relayMutationField(
       { changes: ['name', 'showAt', 'hideAt', 'x', 'y', 'action', 'link', 'target', 'opacity'] },
     ),
   },
-  {
-    nullable: true,
-    description: 'Changes a hotspot of a video (PATCH /videos/{videoId}/hotspots/{id}) and returns it in full.',
-    resolve: async (_root, { input }, { caller }) => {
-      const { result } = await caller.write({
-        method: 'PATCH',
-        route: '/videos/:videoId/hotspots/:id',
-        params: { videoId: String(input.videoId), id: String(input.id) },
-        body: upstreamBody(input, {
-          name: 'name',
-          showAt: 'show_at',
-          hideAt: 'hide_at',
-          x: 'x',
-          y: 'y',
-          action: 'action',
-          link: 'link',
-          target: 'target',
-          opacity: 'opacity',
-        }),
-      });
-      return { hotspot: recordOf<HotspotRecord>(result) };
-    },
-  },
-  {
-    description: 'The result of updateHotspot.',
-    outputFields: (t) => ({
-      hotspot: t.field({ type: Hotspot, description: 'The hotspot after the change.', resolve: (p) => p.hotspot }),
-    }),
-  },
-);
+  upstream: { method: 'PATCH', route: '/videos/:videoId/hotspots/:id' },
+  payload: { field: 'hotspot', type: Hotspot, description: 'The hotspot after the change.' },
+});

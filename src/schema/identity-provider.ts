@@ -1,8 +1,8 @@
-import { type IdentityProviderRecord, recordOf } from '../upstream/records.js';
+import type { IdentityProviderRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
-import { upstreamBody } from './upstream-body.js';
+import { restMutation } from './rest-mutation.js';
 
 const IdentityProviderCompany = builder.enumType('IdentityProviderCompany', {
   description: 'Vendor of an identity provider.',
@@ -35,11 +35,11 @@ const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProv
   }),
 });
 
-builder.relayMutationField(
-  'createIdentityProvider',
-  {
+restMutation('createIdentityProvider', {
+  description: 'Creates an identity provider (POST /idps).',
+  input: {
     description: 'A new identity provider.',
-    inputFields: (t) => ({
+    fields: (t) => ({
       name: t.string({ required: true, description: 'Name, 1 to 40 characters.' }),
       company: t.field({ type: IdentityProviderCompany, required: true, description: 'Vendor of the provider.' }),
       type: t.field({ type: IdentityProviderType, required: true, description: 'Sign-on protocol.' }),
@@ -49,29 +49,6 @@ builder.relayMutationField(
     }),
     validate: inputRules({ name: rules.name, certificate: rules.certificate, signinUrl: rules.httpUrl }),
   },
-  {
-    nullable: true,
-    description: 'Creates an identity provider (POST /idps).',
-    resolve: async (_root, { input }, { caller }) => {
-      const { result } = await caller.write({
-        method: 'POST',
-        route: '/idps',
-        body: upstreamBody(input, {
-          name: 'name',
-          company: 'company',
-          type: 'type',
-          certificate: 'certificate',
-          entityId: 'entity_id',
-          signinUrl: 'signin_url',
-        }),
-      });
-      return { identityProvider: recordOf<IdentityProviderRecord>(result) };
-    },
-  },
-  {
-    description: 'The result of createIdentityProvider.',
-    outputFields: (t) => ({
-      identityProvider: t.field({ type: IdentityProvider, description: 'The new identity provider.', resolve: (p) => p.identityProvider }),
-    }),
-  },
-);
+  upstream: { method: 'POST', route: '/idps' },
+  payload: { field: 'identityProvider', type: IdentityProvider, description: 'The new identity provider.' },
+});

@@ -2,7 +2,7 @@ import { recordOf, type ServiceRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
-import { upstreamBody } from './upstream-body.js';
+import { restMutation } from './rest-mutation.js';
 
 const ServiceProvider = builder.enumType('ServiceProvider', {
   description: 'Third party behind a connected service.',
@@ -23,32 +23,16 @@ const Service = builder.objectRef<ServiceRecord>('Service').implement({
   }),
 });
 
-builder.relayMutationField(
-  'createService',
-  {
+restMutation('createService', {
+  description: 'Connects a third-party service (POST /services).',
+  input: {
     description: 'A new connected service.',
-    inputFields: (t) => ({
+    fields: (t) => ({
       name: t.string({ required: true, description: 'Name, 1 to 40 characters.' }),
       provider: t.field({ type: ServiceProvider, required: true, description: 'The third party.' }),
     }),
     validate: inputRules({ name: rules.name }),
   },
-  {
-    nullable: true,
-    description: 'Connects a third-party service (POST /services).',
-    resolve: async (_root, { input }, { caller }) => {
-      const { result } = await caller.write({
-        method: 'POST',
-        route: '/services',
-        body: upstreamBody(input, { name: 'name', provider: 'provider' }),
-      });
-      return { service: recordOf<ServiceRecord>(result) };
-    },
-  },
-  {
-    description: 'The result of createService.',
-    outputFields: (t) => ({
-      service: t.field({ type: Service, description: 'The new service.', resolve: (p) => p.service }),
-    }),
-  },
-);
+  upstream: { method: 'POST', route: '/services' },
+  payload: { field: 'service', type: Service, description: 'The new service.' },
+});

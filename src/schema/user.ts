@@ -2,7 +2,7 @@ import { recordOf, type UserRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
-import { upstreamBody } from './upstream-body.js';
+import { restMutation } from './rest-mutation.js';
 
 const UserRole = builder.enumType('UserRole', {
   description: 'What a user may do in the video library.',
@@ -24,34 +24,17 @@ const User = builder.objectRef<UserRecord>('User').implement({
   }),
 });
 
-builder.relayMutationField(
-  'updateUser',
-  {
+restMutation('updateUser', {
+  description: 'Changes a user (PATCH /users/{id}) and returns it in full.',
+  input: {
     description: 'Fields of a user to change; omitted fields keep their value. The e-mail address cannot be changed.',
-    inputFields: (t) => ({
+    fields: (t) => ({
       id: t.id({ required: true, description: 'Id of the user.' }),
       name: t.string({ description: 'New full name, 1 to 40 characters.' }),
       role: t.field({ type: UserRole, description: 'New role.' }),
     }),
     validate: inputRules({ id: rules.id, name: rules.name.optional() }, { changes: ['name', 'role'] }),
   },
-  {
-    nullable: true,
-    description: 'Changes a user (PATCH /users/{id}) and returns it in full.',
-    resolve: async (_root, { input }, { caller }) => {
-      const { result } = await caller.write({
-        method: 'PATCH',
-        route: '/users/:id',
-        params: { id: String(input.id) },
-        body: upstreamBody(input, { name: 'name', role: 'role' }),
-      });
-      return { user: recordOf<UserRecord>(result) };
-    },
-  },
-  {
-    description: 'The result of updateUser.',
-    outputFields: (t) => ({
-      user: t.field({ type: User, description: 'The user after the change.', resolve: (p) => p.user }),
-    }),
-  },
-);
+  upstream: { method: 'PATCH', route: '/users/:id' },
+  payload: { field: 'user', type: User, description: 'The user after the change.' },
+});

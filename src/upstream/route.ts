@@ -19,3 +19,18 @@ export function fillRoute(template: string, params: Record<string, string> = {})
     return encodeURIComponent(value);
   });
 }
+
+/**
+ * Splits a caller's fields into the route template's path parameters, each the field of the same
+ * name as a string, and the fields that are left.
+ */
+export function routeParamsOf(template: string, fields: Record<string, unknown>): { params: Record<string, string>; rest: Record<string, unknown> } {
+  const names = new Set([...template.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!));
+  const params: Record<string, string> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (names.has(field)) params[field] = String(value);
+    else rest[field] = value;
+  }
+  return { params, rest };
+}

@@ -1,0 +1,68 @@
+import type { InputFieldMap, ObjectRef } from '@pothos/core';
+import type { GatewayContext } from '../context.js';
+import { recordOf } from '../upstream/records.js';
+import { routeParamsOf } from '../upstream/route.js';
+import { builder } from './builder.js';
+import type { inputRules } from './input-rules.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * One mutation as the contract defines it: one upstream write, one record back. Everything that
+ * is not a name or a description is derived, the same way for every mutation:
+ *
+ * - the route's `:params` are the input fields of the same name (`/categories/:id` takes `input.id`);
+ * - the body is every other input field the caller gave, under its snake_case name (`showAt` is
+ *   sent as `show_at`); omitted fields are not sent, and `clientMutationId` stays ours;
+ * - the payload holds the upstream's record under `payload.field`, typed by `payload.type`.
+ */
+export interface RestMutation<Fields extends InputFieldMap, Shape, Key extends string> {
+  /** The mutation field's description. */
+  description: string;
+  input: {
+    description: string;
+    fields: (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => Fields;
+    /** The contract's rules for the input, checked before anything goes upstream. */
+    validate: ReturnType<typeof inputRules>;
+  };
+  upstream: { method: 'POST' | 'PATCH'; route: string };
+  payload: { field: Key; type: ObjectRef<Types, Shape>; description: string };
+}
+
+export function restMutation<Fields extends InputFieldMap, Shape, Key extends string>(
+  name: string,
+  { description, input, upstream, payload }: RestMutation<Fields, Shape, Key>,
+): void {
+  const resolve = async (_root: unknown, args: { input: Record<string, unknown> }, { caller }: GatewayContext) => {
+    const { params, rest } = routeParamsOf(upstream.route, args.input);
+    const { result } = await caller.write({ method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) });
+    return { [payload.field]: recordOf<Shape>(result) };
+  };
+  // Pothos types the three option objects from the generic field map; the typed surface is
+  // RestMutation above, so the options are handed over as they are.
+  builder.relayMutationField(
+    name,
+    { description: input.description, inputFields: input.fields, validate: input.validate } as never,
+    { nullable: true, description, resolve } as never,
+    {
+      description: `The result of ${name}.`,
+      outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Record<string, Shape>>) => ({
+        [payload.field]: t.field({
+          type: payload.type,
+          description: payload.description,
+          resolve: (result) => result[payload.field] as never,
+        }),
+      }),
+    } as never,
+  );
+}
+
+/** The upstream body: the fields the caller gave, under their snake_case names; `clientMutationId` is ours. */
+function upstreamBody(fields: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined || field === 'clientMutationId') continue;
+    body[field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)] = value;
+  }
+  return body;
+}
