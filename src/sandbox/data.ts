@@ -79,7 +79,7 @@ function seedCategories(): Category[] {
 }
 
 function seedUsers(): User[] {
-  const people: Array<[role: string, name: string]> = [
+  const people: Array<[role: User['role'], name: string]> = [
     ['owner', 'Olivia Owner'],
     ['admin', 'Adam Admin'],
     ['uploader', 'Uma Uploader'],

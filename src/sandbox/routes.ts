@@ -2,7 +2,16 @@
 // reading, envelopes, latency) live in server.ts; handlers only see a context.
 
 import { randomBytes } from 'node:crypto';
-import type { AuditRecord as Audit } from '../upstream/records.js';
+import {
+  type AuditRecord as Audit,
+  HOTSPOT_ACTIONS,
+  HOTSPOT_OPACITIES,
+  HOTSPOT_TARGETS,
+  IDENTITY_PROVIDER_COMPANIES,
+  IDENTITY_PROVIDER_TYPES,
+  SERVICE_PROVIDERS,
+  USER_ROLES,
+} from '../upstream/records.js';
 import type { Store } from './data.js';
 import { type ApiError, anyText, number, oneOf, type Schema, text, timecode, validate } from './validate.js';
 
@@ -127,16 +136,16 @@ const hotspotSchema: Schema = {
   hide_at: timecode,
   x: number,
   y: number,
-  action: oneOf('link'),
+  action: oneOf(...HOTSPOT_ACTIONS),
   link: text(0, 100),
-  target: oneOf('_blank', '_parent'),
-  opacity: oneOf('invisible', 'translucent', 'opaque'),
+  target: oneOf(...HOTSPOT_TARGETS),
+  opacity: oneOf(...HOTSPOT_OPACITIES),
 };
 
 const idpSchema: Schema = {
   name,
-  company: oneOf('google', 'okta'),
-  type: oneOf('saml2'),
+  company: oneOf(...IDENTITY_PROVIDER_COMPANIES),
+  type: oneOf(...IDENTITY_PROVIDER_TYPES),
   certificate: anyText,
   entity_id: anyText,
   signin_url: anyText,
@@ -145,11 +154,11 @@ const idpSchema: Schema = {
 const categorySchema: Schema = { name, value: text(1, 40) };
 
 // email is part of the user record but deliberately absent: it is read-only.
-const userSchema: Schema = { name, role: oneOf('viewer', 'uploader', 'admin', 'owner') };
+const userSchema: Schema = { name, role: oneOf(...USER_ROLES) };
 
 const serviceSchema: Schema = {
   name,
-  provider: oneOf('campaign_monitor', 'mailchimp', 'tiktok', 'youtube'),
+  provider: oneOf(...SERVICE_PROVIDERS),
 };
 
 const folderSchema: Schema = { name };

@@ -1,28 +1,22 @@
-import type { HotspotRecord } from '../upstream/records.js';
+import { HOTSPOT_ACTIONS, HOTSPOT_OPACITIES, HOTSPOT_TARGETS, type HotspotRecord } from '../upstream/records.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
+import { upstreamEnum } from './upstream-enum.js';
 
-const HotspotAction = builder.enumType('HotspotAction', {
-  description: 'What happens when a viewer clicks a hotspot.',
-  values: { LINK: { value: 'link', description: "Open the hotspot's link." } } as const,
+const HotspotAction = upstreamEnum('HotspotAction', 'What happens when a viewer clicks a hotspot.', HOTSPOT_ACTIONS, {
+  LINK: { value: 'link', description: "Open the hotspot's link." },
 });
 
-const HotspotTarget = builder.enumType('HotspotTarget', {
-  description: "Where a hotspot's link opens.",
-  values: {
-    BLANK: { value: '_blank', description: 'In a new window or tab (upstream "_blank").' },
-    PARENT: { value: '_parent', description: 'In the parent browsing context (upstream "_parent").' },
-  } as const,
+const HotspotTarget = upstreamEnum('HotspotTarget', "Where a hotspot's link opens.", HOTSPOT_TARGETS, {
+  BLANK: { value: '_blank', description: 'In a new window or tab (upstream "_blank").' },
+  PARENT: { value: '_parent', description: 'In the parent browsing context (upstream "_parent").' },
 });
 
-const HotspotOpacity = builder.enumType('HotspotOpacity', {
-  description: 'How visible a hotspot is over the video.',
-  values: {
-    INVISIBLE: { value: 'invisible', description: 'Not drawn; still clickable.' },
-    TRANSLUCENT: { value: 'translucent', description: 'Drawn see-through.' },
-    OPAQUE: { value: 'opaque', description: 'Drawn solid.' },
-  } as const,
+const HotspotOpacity = upstreamEnum('HotspotOpacity', 'How visible a hotspot is over the video.', HOTSPOT_OPACITIES, {
+  INVISIBLE: { value: 'invisible', description: 'Not drawn; still clickable.' },
+  TRANSLUCENT: { value: 'translucent', description: 'Drawn see-through.' },
+  OPAQUE: { value: 'opaque', description: 'Drawn solid.' },
 });
 
 const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
@@ -34,10 +28,10 @@ const Hotspot = builder.objectRef<HotspotRecord>('Hotspot').implement({
     hideAt: t.string({ description: 'Time-code (HH:MM:SS) at which the hotspot disappears.', resolve: (h) => h.hide_at }),
     x: t.exposeFloat('x', { description: 'Horizontal position; 25 to 75 is suggested, no bound is enforced.' }),
     y: t.exposeFloat('y', { description: 'Vertical position; 25 to 75 is suggested, no bound is enforced.' }),
-    action: t.field({ type: HotspotAction, description: 'What a click does.', resolve: (h) => h.action as 'link' }),
+    action: t.field({ type: HotspotAction, description: 'What a click does.', resolve: (h) => h.action }),
     link: t.exposeString('link', { description: 'URL viewers are taken to on click, at most 100 characters.' }),
-    target: t.field({ type: HotspotTarget, description: 'Where the link opens.', resolve: (h) => h.target as '_blank' }),
-    opacity: t.field({ type: HotspotOpacity, description: 'How visible the hotspot is.', resolve: (h) => h.opacity as 'opaque' }),
+    target: t.field({ type: HotspotTarget, description: 'Where the link opens.', resolve: (h) => h.target }),
+    opacity: t.field({ type: HotspotOpacity, description: 'How visible the hotspot is.', resolve: (h) => h.opacity }),
   }),
 });
 

@@ -1,29 +1,31 @@
-import type { IdentityProviderRecord } from '../upstream/records.js';
+import { IDENTITY_PROVIDER_COMPANIES, IDENTITY_PROVIDER_TYPES, type IdentityProviderRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
+import { upstreamEnum } from './upstream-enum.js';
 
-const IdentityProviderCompany = builder.enumType('IdentityProviderCompany', {
-  description: 'Vendor of an identity provider.',
-  values: {
-    GOOGLE: { value: 'google', description: 'Google Workspace.' },
-    OKTA: { value: 'okta', description: 'Okta.' },
-  } as const,
+const IdentityProviderCompany = upstreamEnum('IdentityProviderCompany', 'Vendor of an identity provider.', IDENTITY_PROVIDER_COMPANIES, {
+  GOOGLE: { value: 'google', description: 'Google Workspace.' },
+  OKTA: { value: 'okta', description: 'Okta.' },
 });
 
-const IdentityProviderType = builder.enumType('IdentityProviderType', {
-  description: 'Single sign-on protocol of an identity provider.',
-  values: { SAML2: { value: 'saml2', description: 'SAML 2.0.' } } as const,
-});
+const IdentityProviderType = upstreamEnum(
+  'IdentityProviderType',
+  'Single sign-on protocol of an identity provider.',
+  IDENTITY_PROVIDER_TYPES,
+  {
+    SAML2: { value: 'saml2', description: 'SAML 2.0.' },
+  },
+);
 
 const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProvider').implement({
   description: 'An identity provider through which users sign in with single sign-on.',
   interfaces: [AuditedRecord],
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name, 1 to 40 characters.' }),
-    company: t.field({ type: IdentityProviderCompany, description: 'Vendor of the provider.', resolve: (p) => p.company as 'google' }),
-    type: t.field({ type: IdentityProviderType, description: 'Sign-on protocol.', resolve: (p) => p.type as 'saml2' }),
+    company: t.field({ type: IdentityProviderCompany, description: 'Vendor of the provider.', resolve: (p) => p.company }),
+    type: t.field({ type: IdentityProviderType, description: 'Sign-on protocol.', resolve: (p) => p.type }),
     certificate: t.exposeString('certificate', {
       description: 'The public certificate supplied by the identity provider (PEM), as given, line breaks included.',
     }),

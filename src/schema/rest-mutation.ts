@@ -1,6 +1,6 @@
 import type { InputFieldMap, ObjectRef } from '@pothos/core';
 import type { GatewayContext } from '../context.js';
-import { recordOf } from '../upstream/records.js';
+import { upstreamBadResponse } from '../upstream/errors.js';
 import { routeParamsOf } from '../upstream/route.js';
 import { builder } from './builder.js';
 import type { inputRules } from './input-rules.js';
@@ -65,4 +65,12 @@ function upstreamBody(fields: Record<string, unknown>): Record<string, unknown> 
     body[field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)] = value;
   }
   return body;
+}
+
+/** The record in a create or update answer; anything but an object is a broken upstream. */
+function recordOf<T>(result: unknown): T {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    throw upstreamBadResponse('the result is not a record');
+  }
+  return result as T;
 }

@@ -1,17 +1,15 @@
-import { recordOf, type ServiceRecord } from '../upstream/records.js';
+import { SERVICE_PROVIDERS, type ServiceRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
+import { upstreamEnum } from './upstream-enum.js';
 
-const ServiceProvider = builder.enumType('ServiceProvider', {
-  description: 'Third party behind a connected service.',
-  values: {
-    CAMPAIGN_MONITOR: { value: 'campaign_monitor', description: 'Campaign Monitor.' },
-    MAILCHIMP: { value: 'mailchimp', description: 'Mailchimp.' },
-    TIKTOK: { value: 'tiktok', description: 'TikTok.' },
-    YOUTUBE: { value: 'youtube', description: 'YouTube.' },
-  } as const,
+const ServiceProvider = upstreamEnum('ServiceProvider', 'Third party behind a connected service.', SERVICE_PROVIDERS, {
+  CAMPAIGN_MONITOR: { value: 'campaign_monitor', description: 'Campaign Monitor.' },
+  MAILCHIMP: { value: 'mailchimp', description: 'Mailchimp.' },
+  TIKTOK: { value: 'tiktok', description: 'TikTok.' },
+  YOUTUBE: { value: 'youtube', description: 'YouTube.' },
 });
 
 const Service = builder.objectRef<ServiceRecord>('Service').implement({
@@ -19,7 +17,7 @@ const Service = builder.objectRef<ServiceRecord>('Service').implement({
   interfaces: [AuditedRecord],
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name, 1 to 40 characters.' }),
-    provider: t.field({ type: ServiceProvider, description: 'The third party.', resolve: (s) => s.provider as 'youtube' }),
+    provider: t.field({ type: ServiceProvider, description: 'The third party.', resolve: (s) => s.provider }),
   }),
 });
 

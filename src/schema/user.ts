@@ -1,17 +1,15 @@
-import { recordOf, type UserRecord } from '../upstream/records.js';
+import { USER_ROLES, type UserRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
+import { upstreamEnum } from './upstream-enum.js';
 
-const UserRole = builder.enumType('UserRole', {
-  description: 'What a user may do in the video library.',
-  values: {
-    VIEWER: { value: 'viewer', description: 'Watches videos.' },
-    UPLOADER: { value: 'uploader', description: 'Watches and uploads videos.' },
-    ADMIN: { value: 'admin', description: 'Administers the library.' },
-    OWNER: { value: 'owner', description: 'Owns the account.' },
-  } as const,
+const UserRole = upstreamEnum('UserRole', 'What a user may do in the video library.', USER_ROLES, {
+  VIEWER: { value: 'viewer', description: 'Watches videos.' },
+  UPLOADER: { value: 'uploader', description: 'Watches and uploads videos.' },
+  ADMIN: { value: 'admin', description: 'Administers the library.' },
+  OWNER: { value: 'owner', description: 'Owns the account.' },
 });
 
 const User = builder.objectRef<UserRecord>('User').implement({
@@ -20,7 +18,7 @@ const User = builder.objectRef<UserRecord>('User').implement({
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Full name, 1 to 40 characters.' }),
     email: t.exposeString('email', { description: 'E-mail address. Read only: updateUser cannot change it.' }),
-    role: t.field({ type: UserRole, description: "The user's role.", resolve: (u) => u.role as 'viewer' }),
+    role: t.field({ type: UserRole, description: "The user's role.", resolve: (u) => u.role }),
   }),
 });
 

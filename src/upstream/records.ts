@@ -1,9 +1,16 @@
-import { upstreamBadResponse } from './errors.js';
-
 /**
  * The records as the upstream REST API sends them (contract section 2), in its snake_case. The
  * schema maps them to the graph; the sandbox stores and serves them.
  */
+
+/** The closed value sets of the contract; the schema's enums and the sandbox's checks are built from these. */
+export const HOTSPOT_ACTIONS = ['link'] as const;
+export const HOTSPOT_TARGETS = ['_blank', '_parent'] as const;
+export const HOTSPOT_OPACITIES = ['invisible', 'translucent', 'opaque'] as const;
+export const IDENTITY_PROVIDER_COMPANIES = ['google', 'okta'] as const;
+export const IDENTITY_PROVIDER_TYPES = ['saml2'] as const;
+export const USER_ROLES = ['viewer', 'uploader', 'admin', 'owner'] as const;
+export const SERVICE_PROVIDERS = ['campaign_monitor', 'mailchimp', 'tiktok', 'youtube'] as const;
 
 /** Who created and last changed a record, as the upstream's audit fields carry it. */
 export interface AuditRecord {
@@ -28,16 +35,16 @@ export interface HotspotRecord {
   hide_at: string;
   x: number;
   y: number;
-  action: string;
+  action: (typeof HOTSPOT_ACTIONS)[number];
   link: string;
-  target: string;
-  opacity: string;
+  target: (typeof HOTSPOT_TARGETS)[number];
+  opacity: (typeof HOTSPOT_OPACITIES)[number];
 }
 
 export interface IdentityProviderRecord extends AuditRecord {
   name: string;
-  company: string;
-  type: string;
+  company: (typeof IDENTITY_PROVIDER_COMPANIES)[number];
+  type: (typeof IDENTITY_PROVIDER_TYPES)[number];
   certificate: string;
   entity_id: string;
   signin_url: string;
@@ -51,22 +58,14 @@ export interface CategoryRecord extends AuditRecord {
 export interface UserRecord extends AuditRecord {
   name: string;
   email: string;
-  role: string;
+  role: (typeof USER_ROLES)[number];
 }
 
 export interface ServiceRecord extends AuditRecord {
   name: string;
-  provider: string;
+  provider: (typeof SERVICE_PROVIDERS)[number];
 }
 
 export interface FolderRecord extends AuditRecord {
   name: string;
-}
-
-/** The record in a create or update answer; anything but an object is a broken upstream. */
-export function recordOf<T>(result: unknown): T {
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-    throw upstreamBadResponse('the result is not a record');
-  }
-  return result as T;
 }

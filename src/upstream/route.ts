@@ -24,7 +24,10 @@ export function fillRoute(template: string, params: Record<string, string> = {})
  * Splits a caller's fields into the route template's path parameters, each the field of the same
  * name as a string, and the fields that are left.
  */
-export function routeParamsOf(template: string, fields: Record<string, unknown>): { params: Record<string, string>; rest: Record<string, unknown> } {
+export function routeParamsOf(
+  template: string,
+  fields: Record<string, unknown>,
+): { params: Record<string, string>; rest: Record<string, unknown> } {
   const names = new Set([...template.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!));
   const params: Record<string, string> = {};
   const rest: Record<string, unknown> = {};
