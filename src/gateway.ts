@@ -31,7 +31,8 @@ import { UpstreamClient } from './upstream/client.js';
 
 /**
  * Any setting (docs/configuration.md; unset ones take their default for `production`), plus what
- * only a program can pass.
+ * only a program can pass. Process settings (port, host, workers, log level, shutdown, tracing
+ * export) are accepted so that src/main.ts can pass all of them, and are used by src/main.ts alone.
  */
 export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & {
   /** Upstream base address ending in /v2. */

@@ -1,24 +1,24 @@
 import cluster from 'node:cluster';
-import { ConfigError, loadSettings } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
 import { announce } from './server/banner.js';
 import { runPrimary, SANDBOX_URL_FROM_PRIMARY } from './server/cluster.js';
 import { shutdownOnSignals } from './server/shutdown.js';
+import { ConfigError, loadSettings } from './config/load.js';
 
 async function main(): Promise<void> {
-  const config = loadSettings();
-  const readable = !config.production;
-  const root = createLogger({ level: config.logLevel, production: config.production });
+  const settings = loadSettings();
+  const readable = !settings.production;
+  const root = createLogger({ level: settings.logLevel, production: settings.production });
   const logger = cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root;
-  if (config.workers > 1 && cluster.isPrimary) {
+  if (settings.workers > 1 && cluster.isPrimary) {
     // One sandbox for all workers, so that what one worker writes the others read.
-    const sandbox = config.upstreamUrl ? undefined : await startSandbox();
+    const sandbox = settings.upstreamUrl ? undefined : await startSandbox();
     return runPrimary({
-      workers: config.workers,
+      workers: settings.workers,
       logger,
       env: sandbox ? { [SANDBOX_URL_FROM_PRIMARY]: sandbox.url } : {},
-      onListening: (port) => announce({ config, port, sandboxToken: sandbox?.token, readable, workers: config.workers }, logger),
+      onListening: (port) => announce({ settings, port, sandboxToken: sandbox?.token, readable, workers: settings.workers }, logger),
       cleanup: async () => sandbox?.close(),
     });
   }
@@ -28,26 +28,26 @@ async function main(): Promise<void> {
     import('./server/http-server.js'),
     import('./observability/tracing.js'),
   ]);
-  const tracing = startTracing(config);
+  const tracing = startTracing(settings);
   const primarySandbox = cluster.isWorker ? process.env[SANDBOX_URL_FROM_PRIMARY] : undefined;
-  const sandbox = config.upstreamUrl || primarySandbox ? undefined : await startSandbox();
+  const sandbox = settings.upstreamUrl || primarySandbox ? undefined : await startSandbox();
   const sandboxToken = sandbox?.token ?? (primarySandbox ? SANDBOX_TOKEN : undefined);
-  const upstreamUrl = config.upstreamUrl ?? new URL(primarySandbox ?? sandbox!.url);
+  const upstreamUrl = settings.upstreamUrl ?? new URL(primarySandbox ?? sandbox!.url);
   const gateway = createGateway({
-    ...config,
+    ...settings,
     upstreamUrl,
     graphiqlHeaders: sandboxToken ? { Authorization: `Bearer ${sandboxToken}` } : undefined,
     logger,
     tracerProvider: tracing?.provider,
   });
-  const server = createHttpServer(gateway.yoga, config);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
+  const server = createHttpServer(gateway.yoga, settings);
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(settings.port, settings.host, resolve));
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  if (cluster.isPrimary) announce({ config, port, sandboxToken, readable, workers: 1 }, logger);
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  if (cluster.isPrimary) announce({ settings, port, sandboxToken, readable, workers: 1 }, logger);
   shutdownOnSignals({
     server,
-    timeoutMs: config.shutdownTimeoutMs,
+    timeoutMs: settings.shutdownTimeoutMs,
     logger,
     // A worker's SIGINT comes from a Ctrl-C at the terminal; the primary relays it as SIGTERM.
     signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'],
