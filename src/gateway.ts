@@ -80,26 +80,30 @@ export function createGateway({
 
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too.
   const plugins: Plugin[] = [
-    // Browsers may send "simple" requests (GET, form or text/plain POST) cross-site without a preflight: those must carry this header.
+    // First: a "simple" request (GET, form or text/plain POST), which a browser sends cross-site without a
+    // preflight, must carry this header, or nothing else is done for it.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }) as Plugin,
-    // Depth, aliases, tokens, directives and cost, while parsing and validating: before anything runs.
+    // Tokens while parsing; depth, aliases, directives and cost while validating: before anything runs.
     useLimits(settings),
+    // INTROSPECTION=false: __schema and __type are refused at validation.
     settings.introspection ? [] : (useDisableIntrospection() as Plugin),
-    // MAX_UPSTREAM_CALLS before execution: an operation over budget sends nothing.
+    // Just before execution: an operation over MAX_UPSTREAM_CALLS sends nothing.
     useUpstreamBudget(settings.maxUpstreamCalls),
     // Errors below a root field without a code of ours mean a record that does not fit: UPSTREAM_BAD_RESPONSE.
     useUpstreamShapeErrors(),
     // x-request-id on every answer, /health and /ready included.
     useRequestId(),
-    // One summary per request, shared by the log line and the metrics.
+    // One summary per request for the log line and the metrics; ahead of trusted documents, so that
+    // their refusals are logged and counted too.
     useRequestSummary((summary) => {
       logLine(summary);
       metrics.observeRequest(summary);
     }),
     // GET /metrics, answered in onRequest before any GraphQL work.
     useMetrics(metrics),
+    // One server span per operation, the parent of the upstream calls' spans.
     tracer ? useTracing(tracer) : [],
-    // GET /ready: the upstream circuit and, when it is open, a probe.
+    // GET /ready, answered in onRequest: the upstream circuit and, when it is open, a probe.
     useReadiness({ circuitOpen: () => client.breakerState === 'open', upstreamReachable: reachable }),
     // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
     trustedDocuments ? useTrustedDocuments(trustedDocuments) : [],
@@ -109,8 +113,9 @@ export function createGateway({
     useUpstreamErrors(),
     // Codes for request-level errors (variables, CSRF) before Yoga derives the HTTP status from them.
     useRequestErrorCodes(),
-    // private, no-store on every answer but preflights.
+    // private, no-store on every answer but preflights: each depends on the caller's token.
     useCacheControl(),
+    // With an allow-list the CORS headers depend on Origin: say so to caches.
     settings.corsOrigins.length > 0 ? useVaryOrigin() : [],
     // Last: compresses the final body, with every header already set.
     useCompression(settings.compressionMinBytes),

@@ -1,10 +1,10 @@
 import cluster from 'node:cluster';
+import { ConfigError, loadSettings } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
 import { announce } from './server/banner.js';
 import { runPrimary, SANDBOX_URL_FROM_PRIMARY } from './server/cluster.js';
 import { shutdownOnSignals } from './server/shutdown.js';
-import { ConfigError, loadSettings } from './config/load.js';
 
 async function main(): Promise<void> {
   const settings = loadSettings();

@@ -1,5 +1,5 @@
-import type { Logger } from '../observability/logger.js';
 import type { Settings } from '../config/settings.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface Announcement {
   settings: Settings;
