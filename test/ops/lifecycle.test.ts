@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { afterEach, describe, expect } from 'vitest';
+import { test as it } from '../support/fixtures.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { type ChildGateway, spawnGateway } from './child-gateway.js';
 
 const KEYS = JSON.stringify({ query: 'query Keys { apiKeys(first: 1) { edges { node { id } } } }' });
@@ -14,14 +15,11 @@ interface OtlpTraces {
   }>;
 }
 
-let upstream: RecordingUpstream | undefined;
-let collector: RecordingUpstream | undefined;
+// The child process outlives a failed test otherwise; the upstreams are closed by the start fixture.
 let gateway: ChildGateway | undefined;
-afterEach(async () => {
+afterEach(() => {
   if (gateway?.child.exitCode === null) gateway.child.kill('SIGKILL');
-  await upstream?.close();
-  await collector?.close();
-  gateway = upstream = collector = undefined;
+  gateway = undefined;
 });
 
 /** What a new TCP connection to the port meets: `connected`, or the error code. */
@@ -49,21 +47,21 @@ function postOnNewConnection(port: number): Promise<unknown> {
   });
 }
 
-async function untilUpstreamReceived(count: number): Promise<void> {
-  while (upstream!.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
+async function untilUpstreamReceived(upstream: RecordingUpstream, count: number): Promise<void> {
+  while (upstream.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('graceful shutdown', () => {
-  it('on SIGTERM stops accepting, finishes the request in flight, sends its spans, then exits 0', async () => {
-    upstream = await startRecordingUpstream(() => ({ delayMs: 800, body: envelope([]) }));
-    collector = await startRecordingUpstream(() => ({ body: {} }));
+  it('on SIGTERM stops accepting, finishes the request in flight, sends its spans, then exits 0', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ delayMs: 800, body: envelope([]) }));
+    const collector = await start.upstream(() => ({ body: {} }));
     gateway = await spawnGateway({
       UPSTREAM_URL: upstream.url,
       SHUTDOWN_TIMEOUT_MS: '5000',
       OTEL_EXPORTER_OTLP_ENDPOINT: new URL(collector.url).origin,
     });
     const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
-    await untilUpstreamReceived(1);
+    await untilUpstreamReceived(upstream, 1);
 
     gateway.child.kill('SIGTERM');
     await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
@@ -97,14 +95,14 @@ describe('graceful shutdown', () => {
     });
   });
 
-  it('cuts what is still running after SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
-    upstream = await startRecordingUpstream(() => ({ delayMs: 10_000, body: envelope([]) }));
+  it('cuts what is still running after SHUTDOWN_TIMEOUT_MS and still exits 0', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ delayMs: 10_000, body: envelope([]) }));
     gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '200' });
     const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS }).then(
       (response) => response.status,
       (error: Error) => error.name,
     );
-    await untilUpstreamReceived(1);
+    await untilUpstreamReceived(upstream, 1);
 
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
@@ -118,8 +116,8 @@ describe('graceful shutdown', () => {
 });
 
 describe('WORKERS=2', () => {
-  it('serves from two worker processes on one port and stops them all on SIGTERM', async () => {
-    upstream = await startRecordingUpstream(() => ({ body: envelope([]) }));
+  it('serves from two worker processes on one port and stops them all on SIGTERM', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
     gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, WORKERS: '2' });
     expect(gateway.lines[0]).toMatchObject({ msg: 'GraphQL gateway listening', workers: 2 });
     // The primary deals new connections out in turn, so four fresh ones reach both workers.
