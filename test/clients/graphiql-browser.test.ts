@@ -8,7 +8,6 @@ import { gatewayOverSandbox } from '../support/fixtures.js';
 const SCREENSHOT = new URL('../../test-output/graphiql.png', import.meta.url).pathname;
 
 /** The text an editor pane shows; Monaco draws every space as a no-break space. */
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text, which is what a user reads.
 const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00a0', ' ');
 
 // As `npm start` does when the sandbox is the upstream.
