@@ -8,6 +8,7 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SERVICE_NAME,
 } from '@opentelemetry/semantic-conventions';
+import type { Settings } from '../config/settings.js';
 import type { Envelope, UpstreamCall, UpstreamRequest } from '../upstream/client.js';
 
 export interface Tracing {
@@ -22,13 +23,7 @@ export interface Tracing {
  * and its W3C propagator writes traceparent. The exporter reads the standard OTEL_EXPORTER_OTLP_*
  * variables itself (endpoint, headers, timeout).
  */
-export function startTracing({
-  otlpEndpoint,
-  serviceName,
-}: {
-  otlpEndpoint: string | undefined;
-  serviceName: string;
-}): Tracing | undefined {
+export function startTracing({ otlpEndpoint, serviceName }: Pick<Settings, 'otlpEndpoint' | 'serviceName'>): Tracing | undefined {
   if (!otlpEndpoint) return undefined;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
