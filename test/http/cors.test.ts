@@ -55,7 +55,7 @@ const corsHeaders = (answer: RawAnswer) =>
   Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')));
 
 describe('a preflight', () => {
-  it('from a gateway origin is allowed for that origin only, with the headers a browser app sends', async ({ gateway, upstream }) => {
+  it('from a listed origin is allowed for that origin only, with the headers a browser app sends', async ({ gateway, upstream }) => {
     const answer = await preflight(gateway, ALLOWED);
     expect(answer.status).toBe(204);
     expect(corsHeaders(answer)).toEqual({
@@ -69,7 +69,7 @@ describe('a preflight', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('from the second gateway origin gets that origin back, not the first', async ({ gateway }) => {
+  it('from the second listed origin gets that origin back, not the first', async ({ gateway }) => {
     const answer = await preflight(gateway, OTHER_ALLOWED);
     expect(answer.headers['access-control-allow-origin']).toBe(OTHER_ALLOWED);
   });
@@ -92,7 +92,7 @@ describe('a preflight', () => {
 });
 
 describe('a real POST', () => {
-  it('from a gateway origin carries that origin, Vary: Origin and no credentials header, and is answered', async ({ gateway }) => {
+  it('from a listed origin carries that origin, Vary: Origin and no credentials header, and is answered', async ({ gateway }) => {
     const answer = await post(gateway, ALLOWED);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
