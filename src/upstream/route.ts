@@ -6,12 +6,15 @@ export function isPathSegment(value: string): boolean {
   return value !== '' && value !== '.' && value !== '..' && !/[/?#\u0000-\u001f\u007f]/.test(value);
 }
 
+/** A path parameter of a route template: `:name`. */
+const PARAM = /:([A-Za-z]+)/g;
+
 /**
  * Fills a route template such as `/videos/:videoId/hotspots/:id`. Keeping the template apart from
  * the filled path lets logs and metrics name the route without ids in it.
  */
 export function fillRoute(template: string, params: Record<string, string> = {}): string {
-  return template.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+  return template.replace(PARAM, (_, name: string) => {
     const value = params[name];
     if (value === undefined || !isPathSegment(value)) {
       throw badUserInput(`"${name}" must be a non-empty id that fits in one URL path segment.`);
@@ -28,7 +31,7 @@ export function routeParamsOf(
   template: string,
   fields: Record<string, unknown>,
 ): { params: Record<string, string>; rest: Record<string, unknown> } {
-  const names = new Set([...template.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!));
+  const names = new Set([...template.matchAll(PARAM)].map((match) => match[1]!));
   const params: Record<string, string> = {};
   const rest: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(fields)) {
