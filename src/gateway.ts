@@ -2,7 +2,7 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { defaultSettings, type Settings } from './config/settings.js';
+import { type Settings, settingsWith } from './config/settings.js';
 import { Caller, type CallerContext } from './context.js';
 import { corsPolicy } from './cors.js';
 import { graphiqlOptions } from './graphiql.js';
@@ -58,7 +58,7 @@ export function createGateway({
   graphiqlHeaders,
   ...chosen
 }: GatewayOptions): Gateway {
-  const settings: Settings = { ...defaultSettings({ production: chosen.production ?? false }), ...withoutUndefined(chosen), upstreamUrl };
+  const settings: Settings = { ...settingsWith(chosen), upstreamUrl };
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
@@ -93,8 +93,7 @@ export function createGateway({
     useUpstreamShapeErrors(),
     // x-request-id on every answer, /health and /ready included.
     useRequestId(),
-    // One summary per request for the log line and the metrics; ahead of trusted documents, so that
-    // their refusals are logged and counted too.
+    // One summary per request, for the log line and the metrics.
     useRequestSummary((summary) => {
       logLine(summary);
       metrics.observeRequest(summary);
@@ -135,8 +134,4 @@ export function createGateway({
     plugins,
   });
   return { yoga, close: () => client.close() };
-}
-
-function withoutUndefined<T extends object>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -1,4 +1,4 @@
-import { defaultSettings, SETTINGS, type Settings } from './settings.js';
+import { SETTINGS, type Settings, settingsWith } from './settings.js';
 
 export class ConfigError extends Error {}
 
@@ -11,15 +11,14 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).
  * The first bad value throws a ConfigError naming the variable.
  */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed: Record<string, unknown> = {};
+  const parsed: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, spec] of Object.entries(SETTINGS)) {
     const raw = env[spec.env];
     if (raw === undefined) continue;
     if (raw === '') throw new ConfigError(`Invalid configuration: ${spec.env} must not be empty; unset it to take the default.`);
     const result = spec.parse.safeParse(raw);
     if (!result.success) throw new ConfigError(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
-    parsed[key] = result.data;
+    parsed[key as keyof Settings] = result.data;
   }
-  const production = (parsed.production as boolean | undefined) ?? false;
-  return { ...defaultSettings({ production }), ...parsed } as Settings;
+  return settingsWith(parsed as Partial<Settings>);
 }

@@ -25,7 +25,7 @@ export const flag = z
   .transform((v) => v === 'true')
   .describe('`true`, `false`');
 
-/** Any non-empty text. */
+/** Any text (an empty value is refused for every setting, by loadSettings). */
 export const text = (what: string) => z.string().describe(what);
 
 /** One of a fixed set of words. */
@@ -35,16 +35,22 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
 /** An http(s) URL. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe('http(s) URL');
 
+/** The value as an http(s) URL, or undefined. */
+function httpUrlOf(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The upstream's base address: http(s), path ending in /v2, no query or fragment. */
 export const upstreamBaseUrl = z
   .string()
   .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && /\/v2\/?$/.test(url.pathname) && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
+    const url = httpUrlOf(value);
+    return url !== undefined && /\/v2\/?$/.test(url.pathname) && !url.search && !url.hash;
   }, 'must be an http(s) URL whose path ends in /v2, without query or fragment')
   .transform((value) => new URL(value.replace(/\/+$/, '')))
   .describe('http(s) URL ending in `/v2`');
@@ -52,14 +58,7 @@ export const upstreamBaseUrl = z
 /** Any origin may call: only when CORS_ORIGINS says `*`, or by default outside production. */
 export const ANY_ORIGIN = '*';
 
-function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
-  } catch {
-    return false;
-  }
-}
+const isOrigin = (value: string) => httpUrlOf(value)?.origin === value;
 
 /** A comma-separated list of exact origins such as `https://app.example.com`, or `*`. */
 export const originList = z

@@ -277,6 +277,15 @@ type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T
 /** Every setting's value, typed from the table. */
 export type Settings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 
+/**
+ * Every setting: the given ones, and the defaults for the given `production` (false unless given)
+ * for the rest. A setting given as `undefined` takes its default too.
+ */
+export function settingsWith(given: Partial<Settings>): Settings {
+  const chosen = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+  return { ...defaultSettings({ production: given.production ?? false }), ...chosen } as Settings;
+}
+
 /** The value of every setting while no variable is set, in the given environment. */
 export function defaultSettings(environment: Environment = { production: false }): Settings {
   const entries = Object.entries(SETTINGS).map(([key, spec]) => {

@@ -42,13 +42,14 @@ const characters = (value: string) => {
   return count;
 };
 
-const length = (min: number, max: number) =>
+const characterCount = (min: number, max: number, message: string) =>
   z.string().refine((value) => {
     const count = characters(value);
     return count >= min && count <= max;
-  }, `must be ${min} to ${max} characters long`);
+  }, message);
 
-const atMost = (max: number) => z.string().refine((value) => characters(value) <= max, `must be at most ${max} characters long`);
+const length = (min: number, max: number) => characterCount(min, max, `must be ${min} to ${max} characters long`);
+const atMost = (max: number) => characterCount(0, max, `must be at most ${max} characters long`);
 
 /** Field rules mirroring the contract (section 2 and 8), checked before any upstream call. */
 export const rules = {
