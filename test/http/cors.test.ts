@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { ConfigError, loadSettings as loadConfig } from '../../src/config/load.js';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
@@ -23,16 +23,18 @@ const key = {
 
 /** `gateway`: CORS_ORIGINS names two origins; `closed`: no origin; `open`: `*`. All three over one upstream. */
 const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
-  .extend('closed', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
-    const closed = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [] });
-    onCleanup(() => closed.close());
-    return closed;
-  })
-  .extend('open', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
-    const open = await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['*'] });
-    onCleanup(() => open.close());
-    return open;
-  });
+  .extend(
+    'closed',
+    { scope: 'file' },
+    async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
+      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [] })),
+  )
+  .extend(
+    'open',
+    { scope: 'file' },
+    async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
+      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['*'] })),
+  );
 
 const preflight = (gateway: RunningGateway, origin: string) =>
   rawHttp(gateway.url, {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
 import { auth, codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys, TOKEN } from './harness.js';
@@ -23,9 +23,7 @@ const it = gatewayOverUpstream(undefined, {
   requestDeadlineMs: 5_000,
 }).extend('elsewhere', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
   // A second host that links and redirects point to: it must never receive anything.
-  const elsewhere = await startRecordingUpstream();
-  onCleanup(() => elsewhere.close());
-  return elsewhere;
+  return closedWith(onCleanup, await startRecordingUpstream());
 });
 it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { auth, codes, keys } from './harness.js';
@@ -20,15 +20,16 @@ const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
   { scope: 'file' },
   async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
     // The switches NODE_ENV=production turns off, over the same upstream.
-    const production = await startGateway({
-      upstreamUrl: new URL(upstream.url),
-      upstreamTimeoutMs: 1_000,
-      graphiql: false,
-      introspection: false,
-      fieldSuggestions: false,
-    });
-    onCleanup(() => production.close());
-    return production;
+    return closedWith(
+      onCleanup,
+      await startGateway({
+        upstreamUrl: new URL(upstream.url),
+        upstreamTimeoutMs: 1_000,
+        graphiql: false,
+        introspection: false,
+        fieldSuggestions: false,
+      }),
+    );
   },
 );
 it.beforeEach(({ upstream }) => {

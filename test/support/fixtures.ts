@@ -18,6 +18,12 @@ import { type RecordingUpstream, type Script, startRecordingUpstream } from './r
  * - `browser` (every test API above): headless Chromium in a fresh profile, per file; see browser.ts.
  */
 
+/** Returns `server`, closed when the scope of the fixture that made it ends. */
+export function closedWith<T extends { close(): Promise<void> }>(onCleanup: (cleanup: () => Promise<void>) => void, server: T): T {
+  onCleanup(() => server.close());
+  return server;
+}
+
 /** Starts servers for one test; all of them are closed when the test ends, whether it passed or not. */
 export interface Start {
   upstream(script?: Script): Promise<RecordingUpstream>;
@@ -26,11 +32,11 @@ export interface Start {
 }
 
 export const test = base
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }): Promise<BrowserContext> => {
-    const browser = await launchBrowser();
-    onCleanup(() => browser.close());
-    return browser.context;
-  })
+  .extend(
+    'browser',
+    { scope: 'file' },
+    async ({}, { onCleanup }): Promise<BrowserContext> => closedWith(onCleanup, await launchBrowser()).context,
+  )
   .extend('start', async ({}, { onCleanup }): Promise<Start> => {
     const open: Array<{ close(): Promise<void> }> = [];
     // Closed newest first: a gateway before the upstream it calls.
@@ -51,33 +57,32 @@ export const test = base
 /** One recording upstream and a gateway in front of it, shared by the tests of a file. */
 export function gatewayOverUpstream(script?: Script, options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
   return test
-    .extend('upstream', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
-      const upstream = await startRecordingUpstream(script);
-      onCleanup(() => upstream.close());
-      return upstream;
-    })
-    .extend('gateway', { scope: 'file' }, async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
-      const gateway = await startGateway({
-        upstreamUrl: new URL(upstream.url),
-        ...options,
-      });
-      onCleanup(() => gateway.close());
-      return gateway;
-    });
+    .extend(
+      'upstream',
+      { scope: 'file' },
+      async ({}, { onCleanup }): Promise<RecordingUpstream> => closedWith(onCleanup, await startRecordingUpstream(script)),
+    )
+    .extend(
+      'gateway',
+      { scope: 'file' },
+      async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
+        closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), ...options })),
+    );
 }
 
 /** The embedded sandbox (seeded demo data), shared by the tests of a file. */
-export const sandboxTest = test.extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }): Promise<Sandbox> => {
-  const sandbox = await startSandbox();
-  onCleanup(() => sandbox.close());
-  return sandbox;
-});
+export const sandboxTest = test.extend(
+  'sandbox',
+  { scope: 'file' },
+  async ({}, { onCleanup }): Promise<Sandbox> => closedWith(onCleanup, await startSandbox()),
+);
 
 /** The embedded sandbox and a gateway in front of it, shared by the tests of a file. */
 export function gatewayOverSandbox(options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
-  return sandboxTest.extend('gateway', { scope: 'file' }, async ({ sandbox }, { onCleanup }): Promise<RunningGateway> => {
-    const gateway = await startGateway({ upstreamUrl: new URL(sandbox.url), ...options });
-    onCleanup(() => gateway.close());
-    return gateway;
-  });
+  return sandboxTest.extend(
+    'gateway',
+    { scope: 'file' },
+    async ({ sandbox }, { onCleanup }): Promise<RunningGateway> =>
+      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(sandbox.url), ...options })),
+  );
 }
