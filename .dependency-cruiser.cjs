@@ -39,14 +39,14 @@ module.exports = {
       severity: 'error',
       comment: 'The schema is built once from resolvers and the context; plugins act around it, not inside it.',
       from: { path: '^src/schema/' },
-      to: { path: '^src/(plugins|server|observability|sandbox)/|^src/(gateway|main|cors|graphiql)\\.ts$' },
+      to: { path: '^src/(plugins|server|observability|sandbox)/|^src/graphiql/|^src/(gateway|main|cors)\\.ts$' },
     },
     {
       name: 'observability-sits-below-plugins',
       severity: 'error',
       comment: 'Loggers, metrics and tracers are used by plugins and the gateway, never the other way round.',
       from: { path: '^src/observability/' },
-      to: { path: '^src/(plugins|server|schema|sandbox)/|^src/(gateway|main|context|cors|graphiql)\\.ts$' },
+      to: { path: '^src/(plugins|server|schema|sandbox)/|^src/graphiql/|^src/(gateway|main|context|cors)\\.ts$' },
     },
     {
       name: 'plugins-are-not-assembled-here',

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { SECTIONS, SETTINGS } from '../src/config/settings.js';
+import { SECTIONS, SETTING_RULES, SETTINGS } from '../src/config/settings.js';
 
 export const CONFIGURATION_DOC = new URL('../docs/configuration.md', import.meta.url);
 
@@ -35,6 +35,12 @@ export function renderConfiguration(): string {
     lines.push('');
   }
   lines.push(
+    '## Combinations refused at start',
+    '',
+    'Each value above can be valid on its own and still be refused with another, with one of these lines:',
+    '',
+    ...SETTING_RULES.map((rule) => `- ${rule.message}`),
+    '',
     'Not settings: the OpenTelemetry exporter also reads the standard `OTEL_EXPORTER_OTLP_*` variables',
     '(headers, timeout, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), and with `WORKERS` above 1 the cluster',
     'primary passes `GATEWAY_PRIMARY_SANDBOX_URL` to its workers so that they share one sandbox; do not set it yourself.',

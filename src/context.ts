@@ -19,6 +19,8 @@ export class Caller {
   readonly requestId: string;
   /** Upstream calls sent for this request so far, for the request's log line. */
   upstreamCalls = 0;
+  /** Whether the upstream answered a call with anything but 401 or 403, i.e. took the token as real. */
+  upstreamAccepted = false;
   readonly #request: Request;
   readonly #client: UpstreamClient;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
@@ -53,12 +55,20 @@ export class Caller {
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     if (this.upstreamCalls >= this.#maxUpstreamCalls) throw upstreamCallsExceeded(this.#maxUpstreamCalls);
     this.upstreamCalls++;
-    return this.#client.request(request, {
-      authorization: this.authorization,
-      requestId: this.requestId,
-      signal: this.#request.signal,
-      deadline: this.#deadline,
-    });
+    try {
+      const envelope = await this.#client.request(request, {
+        authorization: this.authorization,
+        requestId: this.requestId,
+        signal: this.#request.signal,
+        deadline: this.#deadline,
+      });
+      this.upstreamAccepted = true;
+      return envelope;
+    } catch (error) {
+      const status = (error as { extensions?: { upstream?: { status?: unknown } } }).extensions?.upstream?.status;
+      if (typeof status === 'number' && status !== 401 && status !== 403) this.upstreamAccepted = true;
+      throw error;
+    }
   }
 }
 

@@ -69,7 +69,7 @@ export function unauthenticated(): GraphQLError {
   });
 }
 
-export type LimitName = 'depth' | 'aliases' | 'tokens' | 'directives' | 'cost' | 'upstreamCalls';
+export type LimitName = 'depth' | 'aliases' | 'tokens' | 'directives' | 'cost' | 'introspectionCost' | 'upstreamCalls';
 
 /** The error of every operation limit: one code, `extensions.limit` says which limit and `max` its value. */
 export function limitExceeded(limit: LimitName, max: number, message: string): GraphQLError {

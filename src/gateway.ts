@@ -5,17 +5,17 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Settings, settingsWith } from './config/settings.js';
 import { Caller, type CallerContext } from './context.js';
 import { corsPolicy } from './cors.js';
-import { graphiqlOptions } from './graphiql.js';
+import { graphiqlOptions } from './graphiql/options.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, watchUpstream } from './observability/metrics.js';
-import { upstreamProbe } from './observability/readiness.js';
+import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
+import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
-import { useMetrics } from './plugins/use-metrics.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
@@ -47,6 +47,8 @@ export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & {
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
+  /** What src/server/metrics-server.ts serves on METRICS_PORT. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export function createGateway({
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
-  const metrics = createMetrics();
+  const metrics = createMetrics({ namesAreTrusted: trustedDocuments !== undefined });
   const logCall = logUpstreamCall(logger);
   const logLine = logRequest(logger);
   const client = new UpstreamClient({
@@ -76,14 +78,13 @@ export function createGateway({
     around: tracer ? traceUpstreamCall(tracer) : undefined,
   });
   watchUpstream(metrics, client);
-  const reachable = upstreamProbe(upstreamUrl);
 
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too.
   const plugins: Plugin[] = [
     // First: a "simple" request (GET, form or text/plain POST), which a browser sends cross-site without a
     // preflight, must carry this header, or nothing else is done for it.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }) as Plugin,
-    // Tokens while parsing; depth, aliases, directives and cost while validating: before anything runs.
+    // Tokens while parsing; depth, aliases, directives, cost and introspection's bounds while validating: before anything runs.
     useLimits(settings),
     // INTROSPECTION=false: __schema and __type are refused at validation.
     settings.introspection ? [] : (useDisableIntrospection() as Plugin),
@@ -98,12 +99,12 @@ export function createGateway({
       logLine(summary);
       metrics.observeRequest(summary);
     }),
-    // GET /metrics, answered in onRequest before any GraphQL work.
-    useMetrics(metrics),
     // One server span per operation, the parent of the upstream calls' spans.
     tracer ? useTracing(tracer) : [],
-    // GET /ready, answered in onRequest: the upstream circuit and, when it is open, a probe.
-    useReadiness({ circuitOpen: () => client.breakerState === 'open', upstreamReachable: reachable }),
+    // GET /ready, answered in onRequest, whatever the upstream's health.
+    useReadiness(),
+    // GraphiQL's static files under /graphiql/, answered in onRequest; the page itself is Yoga's.
+    settings.graphiql ? useGraphiQLAssets() : [],
     // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
     trustedDocuments ? useTrustedDocuments(trustedDocuments) : [],
     // Executes through graphql-jit, one compiled function per document.
@@ -112,6 +113,8 @@ export function createGateway({
     useUpstreamErrors(),
     // Codes for request-level errors (variables, CSRF) before Yoga derives the HTTP status from them.
     useRequestErrorCodes(),
+    // FIELD_SUGGESTIONS=false: every "Did you mean ...?" hidden, of validation and of variables alike.
+    settings.fieldSuggestions ? [] : useHiddenSuggestions(),
     // private, no-store on every answer but preflights: each depends on the caller's token.
     useCacheControl(),
     // With an allow-list the CORS headers depend on Origin: say so to caches.
@@ -133,5 +136,5 @@ export function createGateway({
     maxRequestBodySize: false,
     plugins,
   });
-  return { yoga, close: () => client.close() };
+  return { yoga, metrics, close: () => client.close() };
 }

@@ -1,9 +1,11 @@
 import cluster from 'node:cluster';
-import { ConfigError, loadSettings } from './config/load.js';
+import type { Server } from 'node:http';
+import { loadSettings } from './config/load.js';
+import { ConfigError } from './config/settings.js';
 import { createLogger } from './observability/logger.js';
 import { SANDBOX_TOKEN, startSandbox } from './sandbox/server.js';
 import { announce } from './server/banner.js';
-import { runPrimary, SANDBOX_URL_FROM_PRIMARY } from './server/cluster.js';
+import { reportListening, runPrimary, SANDBOX_URL_FROM_PRIMARY } from './server/cluster.js';
 import { shutdownOnSignals } from './server/shutdown.js';
 
 async function main(): Promise<void> {
@@ -18,14 +20,16 @@ async function main(): Promise<void> {
       workers: settings.workers,
       logger,
       env: sandbox ? { [SANDBOX_URL_FROM_PRIMARY]: sandbox.url } : {},
-      onListening: (port) => announce({ settings, port, sandboxToken: sandbox?.token, readable, workers: settings.workers }, logger),
+      onListening: (port, metricsPort) =>
+        announce({ settings, port, metricsPort, sandboxToken: sandbox?.token, readable, workers: settings.workers }, logger),
       cleanup: async () => sandbox?.close(),
     });
   }
   // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
-  const [{ createGateway }, { createHttpServer }, { startTracing }] = await Promise.all([
+  const [{ createGateway }, { createHttpServer }, { createMetricsServer }, { startTracing }] = await Promise.all([
     import('./gateway.js'),
     import('./server/http-server.js'),
+    import('./server/metrics-server.js'),
     import('./observability/tracing.js'),
   ]);
   const tracing = startTracing(settings);
@@ -41,19 +45,37 @@ async function main(): Promise<void> {
     tracerProvider: tracing?.provider,
   });
   const server = createHttpServer(gateway.yoga, settings);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(settings.port, settings.host, resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : settings.port;
-  if (cluster.isPrimary) announce({ settings, port, sandboxToken, readable, workers: 1 }, logger);
+  const metricsServer = createMetricsServer(gateway.metrics);
+  const [port, metricsPort] = await Promise.all([
+    listen(server, settings.port, settings.host),
+    listen(metricsServer, settings.metricsPort, settings.host),
+  ]);
+  if (cluster.isPrimary) announce({ settings, port, metricsPort, sandboxToken, readable, workers: 1 }, logger);
+  else reportListening(port, metricsPort);
   shutdownOnSignals({
     server,
     timeoutMs: settings.shutdownTimeoutMs,
     logger,
     // A worker's SIGINT comes from a Ctrl-C at the terminal; the primary relays it as SIGTERM.
     signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'],
-    cleanup: () => Promise.all([gateway.close(), sandbox?.close(), tracing?.shutdown()]),
+    cleanup: () => Promise.all([gateway.close(), sandbox?.close(), tracing?.shutdown(), closed(metricsServer)]),
   });
   if (cluster.isWorker) process.on('SIGINT', () => {});
+}
+
+/** Listens and resolves with the port, which differs from `port` when that is 0. */
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.once('error', reject).listen(port, host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    }),
+  );
+}
+
+function closed(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,4 @@
-import { SETTINGS, type Settings, settingsWith } from './settings.js';
-
-export class ConfigError extends Error {}
+import { ConfigError, checkSettings, SETTINGS, type Settings, settingsWith } from './settings.js';
 
 /** The names of every environment variable the gateway reads. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).map((spec) => spec.env);
@@ -8,7 +6,8 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).
 /**
  * Reads every setting from the environment. An unset variable takes its default; a set one must
  * parse, and an empty one is an error too (an empty ConfigMap value is a mistake, not "unset").
- * The first bad value throws a ConfigError naming the variable.
+ * The first bad value throws a ConfigError naming the variable, and so does a combination that
+ * SETTING_RULES refuses.
  */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const parsed: Partial<Record<keyof Settings, unknown>> = {};
@@ -20,5 +19,5 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     if (!result.success) throw new ConfigError(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
     parsed[key as keyof Settings] = result.data;
   }
-  return settingsWith(parsed as Partial<Settings>);
+  return checkSettings(settingsWith(parsed as Partial<Settings>));
 }

@@ -45,22 +45,46 @@ function httpUrlOf(value: string): URL | undefined {
   }
 }
 
-/** The upstream's base address: http(s), path ending in /v2, no query or fragment. */
+/** The upstream's base address: http(s), path ending in /v2, no query, fragment or credentials. */
 export const upstreamBaseUrl = z
   .string()
   .refine((value) => {
     const url = httpUrlOf(value);
     return url !== undefined && /\/v2\/?$/.test(url.pathname) && !url.search && !url.hash;
   }, 'must be an http(s) URL whose path ends in /v2, without query or fragment')
+  // undici would drop them without a word: every call carries the caller's bearer token instead.
+  .refine((value) => {
+    const url = httpUrlOf(value);
+    return url !== undefined && url.username === '' && url.password === '';
+  }, 'must not hold a user or password: the gateway sends each caller’s own bearer token')
   .transform((value) => new URL(value.replace(/\/+$/, '')))
   .describe('http(s) URL ending in `/v2`');
 
 /** Any origin may call: only when CORS_ORIGINS says `*`, or by default outside production. */
 export const ANY_ORIGIN = '*';
 
-const isOrigin = (value: string) => httpUrlOf(value)?.origin === value;
+/** True for a host name that can only mean this machine. */
+export function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
 
-/** A comma-separated list of exact origins such as `https://app.example.com`, or `*`. */
+// URL parsing takes `*` in a host name: only patternBase may read one.
+const isOrigin = (value: string) => !value.includes('*') && httpUrlOf(value)?.origin === value;
+
+/** `https://*.example.com`: any subdomain of example.com, at any depth, on that scheme and port. */
+const SUBDOMAIN_PATTERN = /^(https?:\/\/)\*\.(.+)$/;
+
+/** An origin pattern's fixed part (`https://example.com`), or undefined when `value` is not a pattern. */
+export function patternBase(value: string): string | undefined {
+  const match = SUBDOMAIN_PATTERN.exec(value);
+  if (!match) return undefined;
+  const base = `${match[1]}${match[2]}`;
+  const url = httpUrlOf(base);
+  // Under a registrable name only: `https://*.com` would let anyone in.
+  return url?.origin === base && url.hostname.includes('.') && !/^[\d.]+$|^\[/.test(url.hostname) ? base : undefined;
+}
+
+/** A comma-separated list of origins such as `https://app.example.com`, patterns such as `https://*.example.com`, or `*`. */
 export const originList = z
   .string()
   .transform((value) =>
@@ -70,7 +94,7 @@ export const originList = z
       .filter((origin) => origin !== ''),
   )
   .refine(
-    (origins) => origins.every((origin) => origin === ANY_ORIGIN || isOrigin(origin)),
-    'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path)',
+    (origins) => origins.every((origin) => origin === ANY_ORIGIN || isOrigin(origin) || patternBase(origin) !== undefined),
+    'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path), or patterns such as https://*.example.com',
   )
-  .describe('`*`, or origins separated by commas');
+  .describe('`*`, or origins and `https://*.example.com` patterns separated by commas');

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { ANY_ORIGIN, bytes, flag, httpUrl, milliseconds, oneOf, originList, text, upstreamBaseUrl, wholeNumber } from './parsers.js';
+import {
+  ANY_ORIGIN,
+  bytes,
+  flag,
+  httpUrl,
+  isLoopback,
+  milliseconds,
+  oneOf,
+  originList,
+  text,
+  upstreamBaseUrl,
+  wholeNumber,
+} from './parsers.js';
 
 /** The headings of docs/configuration.md, in order. */
 export const SECTIONS = {
@@ -44,20 +56,28 @@ const NOT_IN_PRODUCTION = '`true`, `false` when `NODE_ENV=production`';
 export const SETTINGS = {
   production: setting({
     env: 'NODE_ENV',
-    parse: z
-      .string()
+    // A typo such as `prod` must not quietly mean development, with its open defaults.
+    parse: oneOf(['production', 'development', 'test'])
       .transform((value) => value === 'production')
-      .describe('any text; only `production` counts'),
+      .describe('`production`, `development`, `test`'),
     default: false,
-    defaultText: 'unset',
-    doc: '`production` writes JSON logs even in a terminal and turns GraphiQL, introspection, field suggestions and the any-origin CORS default off.',
+    defaultText: 'unset: development',
+    doc: '`production` writes JSON logs even in a terminal, needs `UPSTREAM_URL`, and turns GraphiQL, introspection, suggestions and the any-origin CORS default off.',
     section: 'server',
   }),
   port: setting({
     env: 'PORT',
     parse: wholeNumber(0, 65535, 'a port number'),
     default: 4000,
-    doc: 'TCP port of `/graphql`, `/health`, `/ready` and `/metrics`; `0` picks a free one.',
+    doc: 'TCP port of `/graphql`, `/health` and `/ready`; `0` picks a free one.',
+    section: 'server',
+  }),
+  metricsPort: setting({
+    env: 'METRICS_PORT',
+    parse: wholeNumber(0, 65535, 'a port number'),
+    // The OpenTelemetry Prometheus exporter's port: the one scrape configs expect of a Node service.
+    default: 9464,
+    doc: 'TCP port of `/metrics` alone, kept off the public port so that only the scraper reaches it; `0` picks a free one.',
     section: 'server',
   }),
   host: setting({ env: 'HOST', parse: text('interface address'), default: '0.0.0.0', doc: 'Interface to listen on.', section: 'server' }),
@@ -82,6 +102,36 @@ export const SETTINGS = {
     doc: 'Largest request body; a larger one is answered 413 `PAYLOAD_TOO_LARGE` before it is read.',
     section: 'server',
   }),
+  // Behind a load balancer the gateway must keep an idle connection longer than the balancer does
+  // (60 s on AWS ALB, nginx and most ingresses), or the balancer reuses a socket the gateway is closing.
+  keepAliveTimeoutMs: setting({
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    parse: milliseconds(100, 600_000),
+    default: 65_000,
+    doc: 'How long an idle keep-alive connection stays open between requests; keep it above the load balancer’s idle timeout.',
+    section: 'server',
+  }),
+  headersTimeoutMs: setting({
+    env: 'HEADERS_TIMEOUT_MS',
+    parse: milliseconds(100, 600_000),
+    default: 10_000,
+    doc: 'Time a client has to send a request’s headers, counted from its first byte or from the connection; a new connection that sends nothing is closed after it too.',
+    section: 'server',
+  }),
+  requestTimeoutMs: setting({
+    env: 'REQUEST_TIMEOUT_MS',
+    parse: milliseconds(100, 600_000),
+    default: 30_000,
+    doc: 'Time a client has to send a whole request, body included; a slow body is answered 408.',
+    section: 'server',
+  }),
+  maxConnections: setting({
+    env: 'MAX_CONNECTIONS',
+    parse: wholeNumber(1, 1_000_000),
+    default: 4_096,
+    doc: 'Open client connections per process; a connection past it is closed at once.',
+    section: 'server',
+  }),
   // An answer under 1 KiB fits in one TCP segment with its headers: compressing it saves no round trip, only bytes, for CPU.
   compressionMinBytes: setting({
     env: 'COMPRESSION_MIN_BYTES',
@@ -95,8 +145,23 @@ export const SETTINGS = {
     env: 'UPSTREAM_URL',
     parse: upstreamBaseUrl,
     default: undefined,
-    defaultText: 'unset: the embedded sandbox',
-    doc: 'Base address of the REST API. It never appears in logs, metrics or answers.',
+    defaultText: 'unset: the embedded sandbox, if `SANDBOX` allows it',
+    doc: 'Base address of the REST API, without user or password. It never appears in logs, metrics or answers.',
+    section: 'upstream',
+  }),
+  sandbox: setting({
+    env: 'SANDBOX',
+    parse: flag,
+    default: whenNotProduction,
+    defaultText: NOT_IN_PRODUCTION,
+    doc: 'With `UPSTREAM_URL` unset, serve the embedded demo upstream, which takes any bearer token; `false` makes a missing `UPSTREAM_URL` an error. Logged at warn in production.',
+    section: 'upstream',
+  }),
+  upstreamAllowHttp: setting({
+    env: 'UPSTREAM_ALLOW_HTTP',
+    parse: flag,
+    default: false,
+    doc: 'Accept a plain `http://` `UPSTREAM_URL` to a host other than loopback in production, where bearer tokens would cross the network in clear: only where a mesh encrypts the hop.',
     section: 'upstream',
   }),
   upstreamTimeoutMs: setting({
@@ -153,6 +218,13 @@ export const SETTINGS = {
     parse: wholeNumber(1, 10_000),
     default: 5,
     doc: '…and the window holds at least this many calls.',
+    section: 'upstream',
+  }),
+  breakerMinCallers: setting({
+    env: 'BREAKER_MIN_CALLERS',
+    parse: wholeNumber(1, 1_000),
+    default: 3,
+    doc: '…and the failures in the window came from at least this many distinct bearer tokens, so one caller’s bad input cannot open it for everyone.',
     section: 'upstream',
   }),
   breakerWindowMs: setting({
@@ -270,6 +342,42 @@ export const SETTINGS = {
     section: 'operations',
   }),
 };
+
+/** A setting that does not parse, or settings that do not go together. */
+export class ConfigError extends Error {}
+
+/**
+ * Combinations of settings that are refused at start-up, each value being valid on its own.
+ * docs/configuration.md lists them from here.
+ */
+export const SETTING_RULES: ReadonlyArray<{ refused: (settings: Settings) => boolean; message: string }> = [
+  {
+    refused: (settings) => settings.upstreamUrl === undefined && !settings.sandbox,
+    message:
+      'UPSTREAM_URL must be set when SANDBOX is false, as it is by default with NODE_ENV=production; SANDBOX=true serves the demo sandbox, which takes any token.',
+  },
+  {
+    refused: ({ production, upstreamUrl, upstreamAllowHttp }) =>
+      production && upstreamUrl?.protocol === 'http:' && !isLoopback(upstreamUrl.hostname) && !upstreamAllowHttp,
+    message:
+      'UPSTREAM_URL must be https:// with NODE_ENV=production unless its host is loopback, or bearer tokens cross the network in clear; UPSTREAM_ALLOW_HTTP=true accepts it where a mesh encrypts the hop.',
+  },
+  {
+    refused: (settings) => settings.headersTimeoutMs > settings.requestTimeoutMs,
+    message: 'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS, which includes it.',
+  },
+  {
+    refused: (settings) => settings.port !== 0 && settings.metricsPort === settings.port,
+    message: 'METRICS_PORT must differ from PORT: /metrics is kept off the public port.',
+  },
+];
+
+/** Throws a ConfigError with the first rule the settings break. */
+export function checkSettings(settings: Settings): Settings {
+  const broken = SETTING_RULES.find((rule) => rule.refused(settings));
+  if (broken) throw new ConfigError(`Invalid configuration: ${broken.message}`);
+  return settings;
+}
 
 type Table = typeof SETTINGS;
 type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T | undefined : T) : never;

@@ -8,6 +8,11 @@ import type { RequestSummary } from './request-summary.js';
 /** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */
 export const MAX_OPERATION_NAMES = 100;
 
+export interface MetricsOptions {
+  /** Operation names come from the trusted documents, so any that ran may be a label. @default false */
+  namesAreTrusted?: boolean;
+}
+
 export interface Metrics {
   registry: Registry;
   observeRequest(summary: RequestSummary): void;
@@ -25,7 +30,7 @@ export interface UpstreamGaugeSources {
 const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, open: 2 };
 
 /** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
-export function createMetrics(): Metrics {
+export function createMetrics({ namesAreTrusted = false }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   if (cluster.isWorker) reportToPrimary(registry);
@@ -57,8 +62,11 @@ export function createMetrics(): Metrics {
   });
 
   const names = new Set<string>();
-  const operationName = ({ operationName: name }: RequestSummary): string => {
+  // Only a name vouched for takes one of the label slots: an operation that ran for a token the
+  // upstream accepted, or a trusted document. Junk names sent without a token count as `other`.
+  const operationName = ({ operationName: name, executed, upstreamAccepted }: RequestSummary): string => {
     if (name === undefined) return 'anonymous';
+    if (!executed || !(upstreamAccepted || namesAreTrusted)) return 'other';
     if (!/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
     if (names.has(name)) return name;
     if (names.size >= MAX_OPERATION_NAMES) return 'other';

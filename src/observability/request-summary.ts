@@ -10,6 +10,10 @@ export interface RequestSummary {
   status: number;
   durationMs: number;
   upstreamCalls: number;
+  /** The operation passed validation and ran. */
+  executed: boolean;
+  /** The upstream answered one of its calls with anything but 401 or 403: the caller's token is real. */
+  upstreamAccepted: boolean;
   /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */

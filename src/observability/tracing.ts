@@ -1,4 +1,5 @@
-import { context, propagation, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { context, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -33,9 +34,14 @@ export function startTracing({ otlpEndpoint, serviceName }: Pick<Settings, 'otlp
   return { provider, shutdown: () => provider.shutdown() };
 }
 
+/** Writes `traceparent` (and `tracestate`, which the gateway never sets) and nothing else: no baggage. */
+const TRACE_CONTEXT = new W3CTraceContextPropagator();
+
 /**
  * A CLIENT span per upstream call, named by method and route template (never ids); its W3C
- * traceparent goes upstream with the request. For the UpstreamClient's `around` option.
+ * traceparent goes upstream with the request. Only the gateway's own trace context goes: a
+ * caller's `baggage` and `tracestate` are theirs to send to the gateway, not through it to the
+ * upstream. For the UpstreamClient's `around` option.
  */
 export function traceUpstreamCall(tracer: Tracer) {
   return (request: UpstreamRequest, send: (headers: Record<string, string>) => Promise<Envelope>): Promise<Envelope> => {
@@ -45,7 +51,8 @@ export function traceUpstreamCall(tracer: Tracer) {
     });
     const active = trace.setSpan(context.active(), span);
     const headers: Record<string, string> = {};
-    propagation.inject(active, headers);
+    const own = trace.setSpanContext(ROOT_CONTEXT, { ...span.spanContext(), traceState: undefined });
+    TRACE_CONTEXT.inject(own, headers, defaultTextMapSetter);
     return context.with(active, async () => {
       try {
         return await send(headers);

@@ -3,12 +3,14 @@ import type { Plugin } from 'graphql-yoga';
 /**
  * Every answer may hold data only its caller's token may see (errors included, and GraphiQL may
  * carry a preset token), so no shared cache may keep one to replay it to someone else. Preflight
- * answers hold no caller data and are cached by the browser through Access-Control-Max-Age.
+ * answers hold no caller data and are cached by the browser through Access-Control-Max-Age; an
+ * answer that set its own policy (GraphiQL's static files) keeps it.
  */
 export function useCacheControl(): Plugin {
   return {
     onResponse: ({ request, response }) => {
-      if (request.method !== 'OPTIONS') response.headers.set('cache-control', 'private, no-store');
+      if (request.method !== 'OPTIONS' && !response.headers.has('cache-control'))
+        response.headers.set('cache-control', 'private, no-store');
     },
   };
 }

@@ -1,5 +1,5 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type DocumentNode, GraphQLError, getOperationAST, type Source, valueFromASTUntyped } from 'graphql';
+import { type DocumentNode, GraphQLError, getOperationAST, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
@@ -13,12 +13,15 @@ import type { Plugin } from 'graphql-yoga';
  * message, path, extensions and original error (which error masking and useUpstreamErrors read).
  *
  * graphql-jit also refuses an omitted non-null variable that declares a default
- * (`query ($n: Int! = 2)`), which the spec accepts; declared defaults are filled in first.
+ * (`query ($n: Int! = 2)`), which the spec accepts; declared defaults are filled in first. And it
+ * throws on an operation type the schema lacks (a `subscription`), where graphql-js answers an
+ * error: such operations are refused while validating, as graphql-js 17 does.
  */
 export function useJit(): Plugin {
   const jit = useGraphQlJit() as Plugin;
   return {
     ...jit,
+    onValidate: ({ addValidationRule }) => addValidationRule(KnownOperationTypesRule),
     onExecute: (payload) => {
       payload.args.variableValues = withDeclaredDefaults(payload.args.document, payload.args.operationName, payload.args.variableValues);
       void jit.onExecute!(payload);
@@ -39,6 +42,14 @@ export function useJit(): Plugin {
     },
   };
 }
+
+/** An operation whose type (query, mutation, subscription) has no root type in the schema. */
+const KnownOperationTypesRule: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (context.getSchema().getRootType(node.operation)) return;
+    context.reportError(new GraphQLError(`This schema has no ${node.operation} operations.`, { nodes: node }));
+  },
+});
 
 function withDeclaredDefaults(
   document: DocumentNode,

@@ -1,26 +1,77 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import {
+  type GraphQLError,
+  type GraphQLSchema,
+  getIntrospectionQuery,
+  MaxIntrospectionDepthRule,
+  parse,
+  type ValidationContext,
+  type ValidationRule,
+  validate,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Settings } from '../config/settings.js';
 import { type LimitName, limitExceeded } from '../errors.js';
 
+/** The cost formula of MAX_COST; armor skips `__schema` unless told otherwise. */
+const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
+
 /**
  * Operation limits (graphql-armor): depth, aliases, tokens, directives and cost, checked while
  * parsing and validating, before anything runs. Armor's own rejections carry no error code, so each
- * is re-issued as LIMIT_EXCEEDED naming the limit. Field suggestions ("Did you mean ...?") are
- * masked unless `fieldSuggestions` is on, so a stranger cannot map the schema by typos.
+ * is re-issued as LIMIT_EXCEEDED naming the limit.
+ *
+ * Introspection has bounds of its own, since armor leaves `__schema` out of depth and cost: graphql-js'
+ * MaxIntrospectionDepthRule (no type's fields listed three deep), and a cost, `__schema` included,
+ * of at most twice that of the fullest standard introspection query on this schema, so every tool's
+ * introspection runs while fifteen aliased copies of it do not. It is derived rather than set, so
+ * it grows with the schema.
  */
-export function useLimits(
-  limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>,
-): Plugin {
-  return EnvelopArmorPlugin({
-    maxDepth: { n: limits.maxDepth, ...reject('depth', limits.maxDepth) },
-    maxAliases: { n: limits.maxAliases, ...reject('aliases', limits.maxAliases) },
-    maxTokens: { n: limits.maxTokens, ...reject('tokens', limits.maxTokens) },
-    maxDirectives: { n: limits.maxDirectives, ...reject('directives', limits.maxDirectives) },
-    costLimit: { maxCost: limits.maxCost, ...reject('cost', limits.maxCost) },
-    blockFieldSuggestion: { enabled: !limits.fieldSuggestions },
-  }) as Plugin;
+export function useLimits(limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost'>): Plugin[] {
+  let introspectionRule: ValidationRule | undefined;
+  return [
+    EnvelopArmorPlugin({
+      maxDepth: { n: limits.maxDepth, ...reject('depth', limits.maxDepth) },
+      maxAliases: { n: limits.maxAliases, ...reject('aliases', limits.maxAliases) },
+      maxTokens: { n: limits.maxTokens, ...reject('tokens', limits.maxTokens) },
+      maxDirectives: { n: limits.maxDirectives, ...reject('directives', limits.maxDirectives) },
+      costLimit: { maxCost: limits.maxCost, ...COST, ...reject('cost', limits.maxCost) },
+      // Suggestions of every kind are hidden by useHiddenSuggestions, in one place.
+      blockFieldSuggestion: { enabled: false },
+    }) as Plugin,
+    {
+      onValidate: ({ addValidationRule, params }) => {
+        if (!introspectionRule) {
+          const max = Math.max(limits.maxCost, 2 * fullIntrospectionCost(params.schema));
+          introspectionRule = costLimitRule({ maxCost: max, ...COST, ignoreIntrospection: false, ...reject('introspectionCost', max) });
+        }
+        addValidationRule(MaxIntrospectionDepthRule);
+        addValidationRule(introspectionRule);
+      },
+    },
+  ];
+}
+
+/** The cost, `__schema` included, of the standard introspection query with every option on. */
+function fullIntrospectionCost(schema: GraphQLSchema): number {
+  const query = getIntrospectionQuery({
+    descriptions: true,
+    specifiedByUrl: true,
+    directiveIsRepeatable: true,
+    schemaDescription: true,
+    inputValueDeprecation: true,
+    oneOf: true,
+  });
+  let cost = 0;
+  const measure = costLimitRule({
+    maxCost: Number.MAX_SAFE_INTEGER,
+    ...COST,
+    ignoreIntrospection: false,
+    onAccept: [(_, { n }) => (cost = n)],
+  });
+  validate(schema, parse(query), [measure]);
+  return Math.ceil(cost);
 }
 
 /** Validation rules report through their context; the token limit runs in the parser, where throwing is the way out. */

@@ -61,6 +61,8 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
         status: response.status,
         durationMs: performance.now() - record.started,
         upstreamCalls: record.context?.caller?.upstreamCalls ?? 0,
+        executed: record.context !== undefined,
+        upstreamAccepted: record.context?.caller?.upstreamAccepted ?? false,
         outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
         errorCodes: record.errorCodes,
       });

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import type { InputIssue } from '../errors.js';
-import { isPathSegment } from '../upstream/route.js';
+import { isPathSegment, MAX_ID_LENGTH } from '../upstream/route.js';
 
 type Issue = { readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined };
 
@@ -22,8 +22,14 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** A certificate is a few KiB; this leaves room for long chains of extensions, not for padding. */
+const MAX_CERTIFICATE_LENGTH = 16 * 1024;
+
+/** Exactly one PEM CERTIFICATE block, with nothing around it but white space. */
+const ONE_PEM_CERTIFICATE = /^\s*-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*$/;
+
 function isPemCertificate(value: string): boolean {
-  if (!value.includes('-----BEGIN CERTIFICATE-----')) return false;
+  if (value.length > MAX_CERTIFICATE_LENGTH || !ONE_PEM_CERTIFICATE.test(value)) return false;
   try {
     new X509Certificate(value);
     return true;
@@ -53,7 +59,12 @@ const atMost = (max: number) => characterCount(0, max, `must be at most ${max} c
 
 /** Field rules mirroring the contract (section 2 and 8), checked before any upstream call. */
 export const rules = {
-  id: z.string().refine(isPathSegment, 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."'),
+  id: z
+    .string()
+    .refine(
+      isPathSegment,
+      `must be a non-empty id of at most ${MAX_ID_LENGTH} characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."`,
+    ),
   name: length(1, 40),
   categoryValue: length(1, 40),
   hotspotName: atMost(100),
@@ -61,7 +72,9 @@ export const rules = {
   coordinate: z.number().finite('must be a finite number'),
   hotspotLink: atMost(100).refine(isHttpUrl, 'must be an http(s) URL'),
   httpUrl: z.string().refine(isHttpUrl, 'must be an http(s) URL'),
-  certificate: z.string().refine(isPemCertificate, 'must be a PEM-encoded X.509 certificate'),
+  certificate: z
+    .string()
+    .refine(isPemCertificate, `must be exactly one PEM-encoded X.509 certificate block, at most ${MAX_CERTIFICATE_LENGTH} characters`),
 };
 
 /**

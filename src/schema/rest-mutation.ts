@@ -36,7 +36,7 @@ export function restMutation<Fields extends InputFieldMap, Shape, Key extends st
   const resolve = async (_root: unknown, args: { input: Record<string, unknown> }, { caller }: GatewayContext) => {
     const { params, rest } = routeParamsOf(upstream.route, args.input);
     const { result } = await caller.write({ method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) });
-    return { [payload.field]: recordOf<Shape>(result) };
+    return { [payload.field]: recordOf<Shape>(result, params.id) };
   };
   // Pothos types the three option objects from the generic field map; the typed surface is
   // RestMutation above, so the options are handed over as they are.
@@ -67,10 +67,18 @@ function upstreamBody(fields: Record<string, unknown>): Record<string, unknown> 
   return body;
 }
 
-/** The record in a create or update answer; anything but an object is a broken upstream. */
-function recordOf<T>(result: unknown): T {
+/**
+ * The record in a create or update answer. Anything but an object is a broken upstream, and so is
+ * an update answered with another record than the one the route named: passing it on would show
+ * the caller a record it did not ask for.
+ */
+function recordOf<T>(result: unknown, requestedId: string | undefined): T {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw upstreamBadResponse('the result is not a record');
+  }
+  const { id } = result as { id?: unknown };
+  if (requestedId !== undefined && (typeof id === 'string' || typeof id === 'number') && String(id) !== requestedId) {
+    throw upstreamBadResponse('the record’s id is not the one requested');
   }
   return result as T;
 }

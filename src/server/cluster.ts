@@ -5,13 +5,26 @@ import type { Logger } from '../observability/logger.js';
 /** Set by the primary for its workers: the address of the sandbox it serves to all of them. */
 export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';
 
+/** A worker's message once both its servers listen: a worker listens twice (GraphQL and metrics). */
+export interface WorkerListening {
+  type: 'gateway:worker-listening';
+  port: number;
+  metricsPort: number;
+}
+
+/** In a worker: tells the primary that it serves, and on which ports. */
+export function reportListening(port: number, metricsPort: number): void {
+  const message: WorkerListening = { type: 'gateway:worker-listening', port, metricsPort };
+  process.send?.(message);
+}
+
 export interface PrimaryOptions {
   workers: number;
   logger: Logger;
   /** Extra environment for the workers. */
   env: Record<string, string>;
-  /** Called once, when all the workers listen, with their port. */
-  onListening(port: number): void;
+  /** Called once, when all the workers listen, with their ports. */
+  onListening(port: number, metricsPort: number): void;
   /** Closes what the primary itself serves (the sandbox), after the last worker exited. */
   cleanup: () => Promise<unknown>;
 }
@@ -32,10 +45,11 @@ export function runPrimary({ workers, logger, env, onListening, cleanup }: Prima
   const finish = () => void cleanup().finally(() => process.exit(exitCode));
 
   let ready = 0;
-  cluster.on('listening', (worker, address) => {
+  cluster.on('message', (worker, message: Partial<WorkerListening> | undefined) => {
+    if (message?.type !== 'gateway:worker-listening' || listening.has(worker)) return;
     listening.add(worker);
     // Announced once every first worker listens: from then on connections reach all of them.
-    if (++ready === workers) onListening(address.port);
+    if (++ready === workers) onListening(message.port!, message.metricsPort!);
   });
   cluster.on('exit', (worker, code, signal) => {
     alive.delete(worker);

@@ -3,32 +3,58 @@ import { Readable } from 'node:stream';
 import type { Settings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 
+type ServerSettings = Pick<Settings, 'maxBodyBytes' | 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections'>;
+
 /**
- * The node:http server in front of the Yoga handler. It enforces the body limit here, where it
- * is cheap: a declared Content-Length is checked before a byte is read, and only a chunked body
- * (no Content-Length) is counted as it arrives. Yoga's own limit is switched off (see
+ * The node:http server in front of the Yoga handler.
+ *
+ * It enforces the body limit here, where it is cheap: a declared Content-Length is checked before
+ * a byte is read (and before `100 Continue` is sent to a client that waits for it), and only a
+ * chunked body (no Content-Length) is counted as it arrives. Yoga's own limit is switched off (see
  * `maxRequestBodySize` in src/gateway.ts) because it pipes every body through an extra stream.
+ *
+ * It bounds how long a connection may hold a socket: idle between requests, sending headers,
+ * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
+ * request, no cap) let a slow client hold sockets for as long as it likes.
  */
-export function createHttpServer(handler: RequestListener, { maxBodyBytes }: Pick<Settings, 'maxBodyBytes'>): Server {
-  return createServer((req, res) => {
-    const declared = req.headers['content-length'];
-    // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
-    if (declared !== undefined) {
-      if (Number(declared) > maxBodyBytes) return tooLarge(res, maxBodyBytes);
-      return handler(req, res);
-    }
-    if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
-    readCapped(req, maxBodyBytes).then(
-      (body) => {
-        if (body === null) return tooLarge(res, maxBodyBytes);
-        // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
-        // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
-        (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
+export function createHttpServer(handler: RequestListener, settings: ServerSettings): Server {
+  const { maxBodyBytes } = settings;
+  const server = createServer(
+    {
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default), which would stretch them.
+      connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+    },
+    (req, res) => {
+      const declared = req.headers['content-length'];
+      // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
+      if (declared !== undefined) {
+        if (Number(declared) > maxBodyBytes) return tooLarge(res, maxBodyBytes);
         return handler(req, res);
-      },
-      () => res.destroy(),
-    );
+      }
+      if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
+      readCapped(req, maxBodyBytes).then(
+        (body) => {
+          if (body === null) return tooLarge(res, maxBodyBytes);
+          // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
+          // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
+          (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
+          return handler(req, res);
+        },
+        () => res.destroy(),
+      );
+    },
+  );
+  server.maxConnections = settings.maxConnections;
+  // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
+  server.on('checkContinue', (req, res) => {
+    if (Number(req.headers['content-length']) > maxBodyBytes) return tooLarge(res, maxBodyBytes);
+    res.writeContinue();
+    server.emit('request', req, res);
   });
+  return server;
 }
 
 /**

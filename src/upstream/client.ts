@@ -42,6 +42,7 @@ type UpstreamSettings = Pick<
   | 'upstreamRetryMaxDelayMs'
   | 'breakerErrorPercent'
   | 'breakerMinCalls'
+  | 'breakerMinCallers'
   | 'breakerResetMs'
   | 'breakerWindowMs'
 >;
@@ -103,6 +104,7 @@ export class UpstreamClient {
     this.#breaker = new UpstreamBreaker({
       errorPercent: settings.breakerErrorPercent,
       minCalls: settings.breakerMinCalls,
+      minCallers: settings.breakerMinCallers,
       resetMs: settings.breakerResetMs,
       windowMs: settings.breakerWindowMs,
     });
@@ -153,7 +155,7 @@ export class UpstreamClient {
   async #guarded(request: UpstreamRequest, caller: CallerHeaders, onStatus?: (status: number) => void): Promise<Envelope> {
     // A deadline used up before sending says nothing about the upstream, so the breaker never sees it.
     if (caller.deadline && caller.deadline.at <= Date.now()) throw deadlineExceeded(caller.deadline.ms);
-    return this.#breaker.run(() => this.#request(request, caller, onStatus), caller.signal);
+    return this.#breaker.run(() => this.#request(request, caller, onStatus), caller.signal, caller.authorization);
   }
 
   async #request(request: UpstreamRequest, caller: CallerHeaders, onStatus?: (status: number) => void): Promise<Envelope> {
@@ -178,6 +180,7 @@ export class UpstreamClient {
 
     let status: number;
     let retryAfter: string | undefined;
+    let json: boolean;
     let text: string;
     try {
       const response = await this.#dispatcher.request({
@@ -190,13 +193,14 @@ export class UpstreamClient {
       } as Dispatcher.RequestOptions);
       status = response.statusCode;
       onStatus?.(status);
-      const header = response.headers['retry-after'];
-      retryAfter = Array.isArray(header) ? header[0] : header;
-      text = await response.body.text();
+      retryAfter = firstOf(response.headers['retry-after']);
+      json = isJsonType(firstOf(response.headers['content-type']));
+      // A body that is not JSON is never read: an HTML error page says nothing more than its status.
+      text = json ? await response.body.text() : (await response.body.dump(), '');
     } catch (error) {
       throw this.#transportFailure(error, timeout, byDeadline ? caller.deadline : undefined);
     }
-    return parseAnswer(status, text, retryAfter);
+    return parseAnswer({ status, json, text, retryAfter, token: caller.authorization.replace(/^Bearer\s+/i, '') });
   }
 
   /** Stops the breaker and closes the pool, letting requests in flight finish. */
@@ -231,6 +235,14 @@ function queryString(query: UpstreamRequest['query']): string {
   return encoded === '' ? '' : `?${encoded}`;
 }
 
+const firstOf = (header: string | string[] | undefined) => (Array.isArray(header) ? header[0] : header);
+
+/** `application/json` or any `+json` type, as the contract's "bodies are JSON" is served in practice. */
+function isJsonType(contentType: string | undefined): boolean {
+  const type = contentType?.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -239,15 +251,33 @@ function parseJson(text: string): unknown {
   }
 }
 
-function parseAnswer(status: number, text: string, retryAfter: string | undefined): Envelope {
-  const parsed = parseJson(text);
+interface Answer {
+  status: number;
+  /** Whether Content-Type says JSON; `text` is empty otherwise. */
+  json: boolean;
+  text: string;
+  retryAfter: string | undefined;
+  /** The caller's token, for redaction from error messages. */
+  token: string;
+}
+
+/**
+ * The envelope of a 2xx answer, or the failure it reports. Only `success: true` is a success: a
+ * `"false"`, a missing `success` with errors, or anything else but a JSON envelope is not.
+ */
+function parseAnswer({ status, json, text, retryAfter, token }: Answer): Envelope {
+  const parsed = json ? parseJson(text) : undefined;
   const envelope =
     typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   if (status < 200 || status > 299) {
-    throw upstreamFailure({ status, errors: envelope?.errors, retryAfter });
+    throw upstreamFailure({ status, errors: envelope?.errors, retryAfter, token });
   }
+  if (!json) throw upstreamBadResponse('the Content-Type is not JSON');
   if (parsed === undefined) throw upstreamBadResponse('the body is not JSON');
   if (!envelope || !('result' in envelope)) throw upstreamBadResponse('the body is not a response envelope');
-  if (envelope.success === false) throw upstreamFailure({ status, errors: envelope.errors, retryAfter });
-  return { result: envelope.result, links: envelope.links };
+  if (envelope.success === true) return { result: envelope.result, links: envelope.links };
+  if (envelope.success === false || (Array.isArray(envelope.errors) && envelope.errors.length > 0)) {
+    throw upstreamFailure({ status, errors: envelope.errors, retryAfter, token });
+  }
+  throw upstreamBadResponse('the envelope’s success is not true');
 }

@@ -1,9 +1,24 @@
 import { badUserInput } from '../errors.js';
 
-/** Values that cannot stand as exactly one URL path segment, even percent-encoded. */
+/** Longest id the gateway sends: far above any real id, far below a request line a server refuses. */
+export const MAX_ID_LENGTH = 256;
+
+/**
+ * Whether the value can stand as exactly one URL path segment, percent-encoded: not empty, not a
+ * dot segment, no separator or control character, no lone UTF-16 surrogate (which has no UTF-8
+ * form to encode), and at most MAX_ID_LENGTH characters.
+ */
 export function isPathSegment(value: string): boolean {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the check refuses.
-  return value !== '' && value !== '.' && value !== '..' && !/[/?#\u0000-\u001f\u007f]/.test(value);
+  return (
+    value !== '' &&
+    value.length <= MAX_ID_LENGTH &&
+    value !== '.' &&
+    value !== '..' &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the check refuses.
+    !/[/?#\u0000-\u001f\u007f]/.test(value) &&
+    // With the u flag a surrogate range matches only unpaired halves.
+    !/[\uD800-\uDFFF]/u.test(value)
+  );
 }
 
 /** A path parameter of a route template: `:name`. */
@@ -17,7 +32,7 @@ export function fillRoute(template: string, params: Record<string, string> = {})
   return template.replace(PARAM, (_, name: string) => {
     const value = params[name];
     if (value === undefined || !isPathSegment(value)) {
-      throw badUserInput(`"${name}" must be a non-empty id that fits in one URL path segment.`);
+      throw badUserInput(`"${name}" must be a non-empty id of at most ${MAX_ID_LENGTH} characters that fits in one URL path segment.`);
     }
     return encodeURIComponent(value);
   });

@@ -362,7 +362,7 @@ describe('client mistakes are answered before anything goes upstream', () => {
     ],
     [
       'updateUser(input: { id: "..", name: "A" })',
-      [{ path: 'input.id', message: 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."' }],
+      [{ path: 'input.id', message: 'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."' }],
     ],
     [
       'updateUser(input: { id: "u", role: null })',
@@ -371,7 +371,7 @@ describe('client mistakes are answered before anything goes upstream', () => {
     [
       'updateHotspot(input: { videoId: "v/1", id: "h", showAt: "00:61:00", link: "ftp://x.example" })',
       [
-        { path: 'input.videoId', message: 'must be a non-empty id without "/", "?", "#" or control characters, and not "." or ".."' },
+        { path: 'input.videoId', message: 'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."' },
         { path: 'input.showAt', message: 'must be a time-code HH:MM:SS with minutes and seconds from 00 to 59' },
         { path: 'input.link', message: 'must be an http(s) URL' },
       ],
@@ -379,7 +379,7 @@ describe('client mistakes are answered before anything goes upstream', () => {
     [
       'createIdentityProvider(input: { name: "I", company: GOOGLE, type: SAML2, certificate: "-----BEGIN CERTIFICATE-----\\nnope\\n-----END CERTIFICATE-----", entityId: "e", signinUrl: "mailto:a@b.c" })',
       [
-        { path: 'input.certificate', message: 'must be a PEM-encoded X.509 certificate' },
+        { path: 'input.certificate', message: 'must be exactly one PEM-encoded X.509 certificate block, at most 16384 characters' },
         { path: 'input.signinUrl', message: 'must be an http(s) URL' },
       ],
     ],
@@ -411,7 +411,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     [500, 'UPSTREAM_ERROR'],
     [502, 'UPSTREAM_ERROR'],
     [302, 'UPSTREAM_ERROR'],
-  ])('HTTP %i with an envelope error is %s, with the original error object', async ([status, code], { gateway, upstream }) => {
+  ])('HTTP %i with an envelope error is %s, with the error object’s message and code', async ([status, code], { gateway, upstream }) => {
     const error = { code: 'e', detail: `detail ${status}` };
     upstream.answer(() => ({ status, body: { success: false, result: null, errors: [error], links: {} } }));
     const answer = await gateway.graphql(folder, { headers: auth });
@@ -422,7 +422,7 @@ describe('upstream errors become precise GraphQL errors', () => {
           message: `detail ${status}`,
           locations: [{ line: 1, column: 12 }],
           path: ['createFolder'],
-          extensions: { code, upstream: { status, error } },
+          extensions: { code, upstream: { status, error: { message: `detail ${status}`, code: 'e' } } },
         },
       ],
     });
@@ -440,13 +440,13 @@ describe('upstream errors become precise GraphQL errors', () => {
         message: 'name is taken',
         locations: [{ line: 1, column: 12 }],
         path: ['createFolder'],
-        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[0] } },
+        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: { message: 'name is taken', field: 'name' } } },
       },
       {
         message: 'name is reserved',
         locations: [{ line: 1, column: 12 }],
         path: ['createFolder'],
-        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: errors[1] } },
+        extensions: { code: 'BAD_USER_INPUT', upstream: { status: 422, error: { message: 'name is reserved', field: 'name' } } },
       },
     ]);
   });
@@ -481,6 +481,83 @@ describe('upstream errors become precise GraphQL errors', () => {
       message: 'quota exceeded',
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } },
     });
+  });
+
+  it.for<[string, Record<string, unknown>, Record<string, unknown>]>([
+    [
+      'success: "false" (a string) with errors',
+      { success: 'false', result: null, errors: [{ message: 'quota exceeded' }], links: {} },
+      { message: 'quota exceeded', extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } } },
+    ],
+    [
+      'no success and errors',
+      { result: { id: 'f1' }, errors: [{ message: 'half done' }], links: {} },
+      { message: 'half done', extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'half done' } } } },
+    ],
+    [
+      'no success and no errors',
+      { result: { id: 'f1' }, errors: [], links: {} },
+      {
+        message: 'The upstream service sent a response the gateway cannot read: the envelope’s success is not true.',
+        extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+      },
+    ],
+  ])('a 2xx with %s is not a success', async ([_, body, error], { gateway, upstream }) => {
+    upstream.answer(() => ({ status: 200, body }));
+    const answer = await gateway.graphql(folder, { headers: auth });
+    expect(answer.body).toEqual({
+      data: { createFolder: null },
+      errors: [{ ...error, locations: [{ line: 1, column: 12 }], path: ['createFolder'] }],
+    });
+  });
+
+  it('a valid envelope under Content-Type text/html is UPSTREAM_BAD_RESPONSE; an error status under it keeps its code', async ({
+    gateway,
+    upstream,
+  }) => {
+    upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope({ id: 'f1', name: 'F', ...audit }) }));
+    const answer = await gateway.graphql(folder, { headers: auth });
+    expect(answer.body.errors).toEqual([
+      {
+        message: 'The upstream service sent a response the gateway cannot read: the Content-Type is not JSON.',
+        locations: [{ line: 1, column: 12 }],
+        path: ['createFolder'],
+        extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+      },
+    ]);
+    upstream.answer(() => ({ status: 404, headers: { 'content-type': 'text/html' }, body: { success: false, errors: [{ message: 'x' }] } }));
+    expect((await gateway.graphql(folder, { headers: auth })).body.errors?.[0]?.extensions).toEqual({
+      code: 'NOT_FOUND',
+      upstream: { status: 404 },
+    });
+  });
+
+  it('an update answered with another record than the one requested is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
+    upstream.answer(() => ({ body: envelope({ id: 'cat_OTHER', name: 'N', value: 'v', ...audit }) }));
+    const answer = await gateway.graphql('mutation { updateCategory(input: { id: "cat_1", name: "N" }) { category { id name } } }', {
+      headers: auth,
+    });
+    expect(answer.body).toEqual({
+      data: { updateCategory: null },
+      errors: [
+        {
+          message: 'The upstream service sent a response the gateway cannot read: the record’s id is not the one requested.',
+          locations: [{ line: 1, column: 12 }],
+          path: ['updateCategory'],
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+        },
+      ],
+    });
+  });
+
+  it('a Retry-After too large for a number is a retryAfter of one day', async ({ gateway, upstream }) => {
+    upstream.answer(() => ({
+      status: 429,
+      headers: { 'retry-after': '9'.repeat(400) },
+      body: { success: false, result: null, errors: [], links: {} },
+    }));
+    const answer = await gateway.graphql(folder, { headers: auth });
+    expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 86_400, upstream: { status: 429 } });
   });
 
   it.for([

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
-import { ConfigError, loadSettings as loadConfig } from '../../src/config/load.js';
+import { loadSettings as loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/settings.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
@@ -86,6 +87,23 @@ describe('a preflight', () => {
     expect(corsHeaders(await preflight(closed, ALLOWED))).toEqual({});
   });
 
+  it('matches a https://*.example.test pattern against subdomains only, on the same scheme and port', async ({ upstream, start }) => {
+    const patterned = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['https://*.example.test'] });
+    const allowed = async (origin: string) => (await preflight(patterned, origin)).headers['access-control-allow-origin'] ?? null;
+    expect(await allowed('https://preview-12.example.test')).toBe('https://preview-12.example.test');
+    expect(await allowed('https://a.b.example.test')).toBe('https://a.b.example.test');
+    for (const refused of [
+      'https://example.test',
+      'http://preview.example.test',
+      'https://preview.example.test:8443',
+      'https://evil-example.test',
+      'https://preview.example.test.attacker.test',
+      'https://a_b.example.test',
+    ]) {
+      expect([refused, await allowed(refused)]).toEqual([refused, null]);
+    }
+  });
+
   it('from any origin is allowed when the list is *', async ({ open }) => {
     const answer = await preflight(open, STRANGER);
     expect(answer.headers['access-control-allow-origin']).toBe(STRANGER);
@@ -113,18 +131,25 @@ describe('a real POST', () => {
 describe('CORS_ORIGINS', () => {
   it('defaults to any origin in development and to none in production', () => {
     expect(loadConfig({}).corsOrigins).toEqual(['*']);
-    expect(loadConfig({ NODE_ENV: 'production' }).corsOrigins).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.test/v2' }).corsOrigins).toEqual([]);
   });
 
   it('reads a comma-separated list of exact origins, or *', () => {
-    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: ` ${ALLOWED} ,${OTHER_ALLOWED}` }).corsOrigins).toEqual([
-      ALLOWED,
-      OTHER_ALLOWED,
-    ]);
-    expect(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    expect(loadConfig({ CORS_ORIGINS: ` ${ALLOWED} ,${OTHER_ALLOWED}` }).corsOrigins).toEqual([ALLOWED, OTHER_ALLOWED]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://*.example.test' }).corsOrigins).toEqual(['https://*.example.test']);
   });
 
-  it.for(['app.example.test', 'https://app.example.test/', 'https://app.example.test/path', 'ftp://app.example.test'])(
+  it.for([
+    'app.example.test',
+    'https://app.example.test/',
+    'https://app.example.test/path',
+    'ftp://app.example.test',
+    'https://*.test',
+    'https://*.127.0.0.1',
+    'https://app.*.example.test',
+    '*.example.test',
+  ])(
     'refuses %s, which is not an origin',
     (value) => {
       expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);

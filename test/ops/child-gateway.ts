@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -7,6 +9,8 @@ export interface ChildGateway {
   child: ChildProcess;
   /** Port of the first "GraphQL gateway listening" line. */
   port: number;
+  /** METRICS_PORT: a free port chosen before start, since under WORKERS>1 a 0 could not be learnt. */
+  metricsPort: number;
   /** Every JSON line written to stdout so far. */
   lines: Array<Record<string, unknown>>;
   /** Lines that were not JSON (stdout and stderr). */
@@ -22,9 +26,18 @@ export interface ChildGateway {
  * environment variables. Its JSON log lines are collected.
  */
 export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: String(metricsPort),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
@@ -66,5 +79,16 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     throw error;
   }
   const port = lines.find((line) => line.msg === 'GraphQL gateway listening')!.port as number;
-  return { child, port, lines, other, exited, waitFor };
+  return { child, port, metricsPort, lines, other, exited, waitFor };
+}
+
+/** A port that was free a moment ago on loopback. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

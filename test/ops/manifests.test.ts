@@ -57,15 +57,16 @@ describe('deploy/ manifests', () => {
     expect(container.envFrom).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
   });
 
-  it('exposes the port the configuration makes the gateway listen on, to the probes, Prometheus and the Service', () => {
-    const port = loadConfig(configMap.data).port;
+  it('exposes the ports the configuration makes the gateway listen on: the main one to the probes and the Service, the metrics one to Prometheus', () => {
+    const { port, metricsPort } = loadConfig(configMap.data);
     expect(portNamed('http')).toBe(port);
+    expect(portNamed('metrics')).toBe(metricsPort);
     expect([probePort(container.startupProbe), probePort(container.livenessProbe), probePort(container.readinessProbe)]).toEqual([
       port,
       port,
       port,
     ]);
-    expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(port);
+    expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(metricsPort);
     const service = only('Service');
     expect(service.spec.ports.map((p: { targetPort: string }) => portNamed(p.targetPort))).toEqual([port]);
     expect(service.spec.selector).toEqual(pod.metadata.labels);
@@ -130,7 +131,10 @@ describe('the endpoints the manifests name', () => {
       pod.metadata.annotations['prometheus.io/path'],
     ];
     expect(paths).toEqual(['/health', '/health', '/ready', '/metrics']);
-    const statuses = await Promise.all(paths.map(async (path) => (await fetch(gateway.url.replace(/\/graphql$/, path))).status));
+    const main = paths.slice(0, 3).map((path) => gateway.url.replace(/\/graphql$/, path));
+    const statuses = await Promise.all([...main, gateway.metricsUrl].map(async (url) => (await fetch(url)).status));
     expect(statuses).toEqual([200, 200, 200, 200]);
+    // And not on the port the Service exposes.
+    expect((await fetch(gateway.url.replace(/\/graphql$/, '/metrics'))).status).toBe(404);
   });
 });

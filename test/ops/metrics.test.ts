@@ -29,7 +29,7 @@ describe('GET /metrics', () => {
     await gateway.graphql(KEYS, { headers: AUTH });
     await gateway.graphql(RENAME, { headers: AUTH });
     await gateway.graphql('{ __typename }', { headers: AUTH });
-    const response = await fetch(gateway.url.replace(/\/graphql$/, '/metrics'));
+    const response = await fetch(gateway.metricsUrl);
     contentType = response.headers.get('content-type');
     text = await response.text();
   });
@@ -80,7 +80,9 @@ describe('operation_name label', () => {
     operationType: 'query',
     status: 200,
     durationMs: 1,
-    upstreamCalls: 0,
+    upstreamCalls: 1,
+    executed: true,
+    upstreamAccepted: true,
     outcome: 'ok',
     errorCodes: [],
   });

@@ -5,21 +5,32 @@ import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { auth, codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
 
-/** The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again). */
+/**
+ * The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again),
+ * opened only by faults from BREAKER_MIN_CALLERS distinct callers.
+ */
 const RESET_MS = 300;
+const MIN_CALLERS = 3;
 
-const it = gatewayOverUpstream(undefined, {
+const OPTIONS = {
   upstreamTimeoutMs: 1_000,
   upstreamRetries: 0,
   breakerMinCalls: 3,
+  breakerMinCallers: MIN_CALLERS,
   breakerErrorPercent: 50,
   breakerResetMs: RESET_MS,
-});
+};
+const it = gatewayOverUpstream(undefined, OPTIONS);
 it.beforeEach(({ upstream }) => {
   upstream.requests.length = 0;
 });
 
-const ask = (gateway: RunningGateway) => gateway.graphql(KEYS_QUERY, { headers: auth });
+const ask = (gateway: RunningGateway, caller = 0) =>
+  gateway.graphql(KEYS_QUERY, { headers: caller === 0 ? auth : { authorization: `Bearer breaker-caller-${caller}` } });
+/** Asks as caller 1, 2, 3, 1, ... while each request still reaches the upstream, up to 20 times. */
+async function failUntilOpen(gateway: RunningGateway, upstream: RecordingUpstream) {
+  for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway, (i % MIN_CALLERS) + 1);
+}
 const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
 const failing = (upstream: RecordingUpstream) => upstream.answer(() => ({ status: 500, body: '' }));
 
@@ -35,7 +46,7 @@ it('opens after failures, fails fast without calling the upstream, lets one prob
 }) => {
   // Fresh window: the 404s above count as successes and must age out of the error share.
   failing(upstream);
-  for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway);
+  await failUntilOpen(gateway, upstream);
   const sentWhileClosed = upstream.requests.length;
   expect(sentWhileClosed).toBeGreaterThanOrEqual(3);
 
@@ -56,9 +67,9 @@ it('opens after failures, fails fast without calling the upstream, lets one prob
   expect(upstream.requests).toHaveLength(sentWhileClosed + 2);
 });
 
-it('a failed probe opens the breaker again', async ({ gateway, upstream }) => {
+it('a failed probe opens the breaker again, whoever sent it', async ({ gateway, upstream }) => {
   failing(upstream);
-  for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway);
+  await failUntilOpen(gateway, upstream);
   await sleep(RESET_MS + 50);
   upstream.requests.length = 0;
   expect(codes(await ask(gateway))).toEqual(['UPSTREAM_ERROR']);
@@ -67,4 +78,22 @@ it('a failed probe opens the breaker again', async ({ gateway, upstream }) => {
   await sleep(RESET_MS + 50);
   healthy(upstream);
   expect((await ask(gateway)).body.errors).toBeUndefined();
+});
+
+it('one caller whose calls all fail with 500 never opens it for the others, however many it sends', async ({ start }) => {
+  // Its own gateway: the shared one remembers the failing callers of the tests above for BREAKER_WINDOW_MS.
+  const upstream = await start.upstream();
+  const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), ...OPTIONS });
+  upstream.answer((request) =>
+    request.headers.authorization === 'Bearer breaker-caller-9' ? { status: 500, body: '' } : { body: envelope(keys(1, 2)) },
+  );
+  const aliases = Array.from({ length: 10 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_${i}", name: "N" }) { category { id } }`);
+  for (let round = 0; round < 3; round++) {
+    const answer = await gateway.graphql(`mutation { ${aliases.join(' ')} }`, { headers: { authorization: 'Bearer breaker-caller-9' } });
+    expect(codes(answer)).toEqual(Array(10).fill('UPSTREAM_ERROR'));
+  }
+  for (let i = 0; i < 10; i++) expect(codes(await ask(gateway, 9))).toEqual(['UPSTREAM_ERROR']);
+  expect(upstream.requests.filter((request) => request.headers.authorization === 'Bearer breaker-caller-9')).toHaveLength(40);
+  const other = await ask(gateway, 1);
+  expect(other.body.errors).toBeUndefined();
 });

@@ -1,12 +1,15 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultSettings } from '../../src/config/settings.js';
+import { settingsWith } from '../../src/config/settings.js';
 import { createGateway, type GatewayOptions } from '../../src/gateway.js';
 import { createHttpServer } from '../../src/server/http-server.js';
+import { createMetricsServer } from '../../src/server/metrics-server.js';
 
 export interface RunningGateway {
   /** http://127.0.0.1:PORT/graphql */
   url: string;
+  /** http://127.0.0.1:METRICS_PORT/metrics */
+  metricsUrl: string;
   server: Server;
   /** POSTs one GraphQL request and returns the status, headers and parsed body. */
   graphql(query: string, options?: { variables?: Record<string, unknown>; headers?: Record<string, string> }): Promise<GraphQLAnswer>;
@@ -26,11 +29,13 @@ export interface GraphQLAnswer {
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const gateway = createGateway({ corsOrigins: [], ...options });
-  const server = createHttpServer(gateway.yoga, { maxBodyBytes: options.maxBodyBytes ?? defaultSettings().maxBodyBytes });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const server = createHttpServer(gateway.yoga, settingsWith(options));
+  const metricsServer = createMetricsServer(gateway.metrics);
+  const [port, metricsPort] = await Promise.all([listen(server), listen(metricsServer)]);
+  const url = `http://127.0.0.1:${port}/graphql`;
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     server,
     async graphql(query, { variables, headers } = {}) {
       const response = await fetch(url, {
@@ -41,9 +46,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLAnswer['body'] };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closed(server), closed(metricsServer)]);
       await gateway.close();
     },
   };
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+function closed(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }

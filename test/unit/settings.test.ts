@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
-import { defaultSettings, SETTINGS } from '../../src/config/settings.js';
+import { ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/settings.js';
+import { defaultSettings, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
 
 /** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
 describe('settings', () => {
@@ -9,12 +10,19 @@ describe('settings', () => {
     expect(defaultSettings()).toEqual({
       production: false,
       port: 4000,
+      metricsPort: 9464,
       host: '0.0.0.0',
       workers: 1,
       shutdownTimeoutMs: 10_000,
       maxBodyBytes: 1_048_576,
+      keepAliveTimeoutMs: 65_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 4_096,
       compressionMinBytes: 1024,
       upstreamUrl: undefined,
+      sandbox: true,
+      upstreamAllowHttp: false,
       upstreamTimeoutMs: 10_000,
       requestDeadlineMs: 15_000,
       upstreamMaxBytes: 10_485_760,
@@ -23,6 +31,7 @@ describe('settings', () => {
       upstreamRetryMaxDelayMs: 2_000,
       breakerErrorPercent: 50,
       breakerMinCalls: 5,
+      breakerMinCallers: 3,
       breakerWindowMs: 10_000,
       breakerResetMs: 10_000,
       maxDepth: 8,
@@ -42,26 +51,38 @@ describe('settings', () => {
   });
 
   it('switch introspection, suggestions, GraphiQL and the any-origin default off under NODE_ENV=production unless set', () => {
-    expect(loadSettings({ NODE_ENV: 'production' })).toMatchObject({
+    const upstream = { UPSTREAM_URL: 'https://api.example.com/v2' };
+    expect(loadSettings({ NODE_ENV: 'production', ...upstream })).toMatchObject({
       production: true,
       introspection: false,
       fieldSuggestions: false,
       graphiql: false,
       corsOrigins: [],
+      sandbox: false,
     });
-    expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true' })).toMatchObject({ introspection: true, fieldSuggestions: false });
+    expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true', ...upstream })).toMatchObject({
+      introspection: true,
+      fieldSuggestions: false,
+    });
   });
 
   it('read every variable', () => {
     const env = {
       NODE_ENV: 'production',
       PORT: '8080',
+      METRICS_PORT: '9100',
       HOST: '127.0.0.1',
       WORKERS: '2',
       SHUTDOWN_TIMEOUT_MS: '5',
       MAX_BODY_BYTES: '10',
+      KEEP_ALIVE_TIMEOUT_MS: '7000',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '3000',
+      MAX_CONNECTIONS: '50',
       COMPRESSION_MIN_BYTES: '0',
       UPSTREAM_URL: 'https://api.example.com/v2/',
+      SANDBOX: 'false',
+      UPSTREAM_ALLOW_HTTP: 'true',
       UPSTREAM_TIMEOUT_MS: '100',
       REQUEST_DEADLINE_MS: '1000',
       UPSTREAM_MAX_BYTES: '2048',
@@ -70,6 +91,7 @@ describe('settings', () => {
       UPSTREAM_RETRY_MAX_DELAY_MS: '5',
       BREAKER_ERROR_PERCENT: '20',
       BREAKER_MIN_CALLS: '7',
+      BREAKER_MIN_CALLERS: '2',
       BREAKER_WINDOW_MS: '3000',
       BREAKER_RESET_MS: '500',
       MAX_DEPTH: '4',
@@ -90,12 +112,19 @@ describe('settings', () => {
     expect(loadSettings(env)).toEqual({
       production: true,
       port: 8080,
+      metricsPort: 9100,
       host: '127.0.0.1',
       workers: 2,
       shutdownTimeoutMs: 5,
       maxBodyBytes: 10,
+      keepAliveTimeoutMs: 7000,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 3000,
+      maxConnections: 50,
       compressionMinBytes: 0,
       upstreamUrl: new URL('https://api.example.com/v2'),
+      sandbox: false,
+      upstreamAllowHttp: true,
       upstreamTimeoutMs: 100,
       requestDeadlineMs: 1000,
       upstreamMaxBytes: 2048,
@@ -104,6 +133,7 @@ describe('settings', () => {
       upstreamRetryMaxDelayMs: 5,
       breakerErrorPercent: 20,
       breakerMinCalls: 7,
+      breakerMinCallers: 2,
       breakerWindowMs: 3000,
       breakerResetMs: 500,
       maxDepth: 4,
@@ -135,6 +165,35 @@ describe('settings', () => {
     expect(() => loadSettings({ LOG_LEVEL: 'loud' })).toThrow(
       new ConfigError('Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'),
     );
+  });
+
+  it.for(['prod', 'Production', 'staging'])('refuse NODE_ENV=%s rather than read it as development', (value) => {
+    expect(() => loadSettings({ NODE_ENV: value })).toThrow(
+      new ConfigError('Invalid configuration: NODE_ENV must be one of production, development, test.'),
+    );
+  });
+
+  it('refuse credentials in UPSTREAM_URL, which would be dropped', () => {
+    expect(() => loadSettings({ UPSTREAM_URL: 'https://user:secret@api.example.com/v2' })).toThrow(
+      new ConfigError('Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.'),
+    );
+  });
+
+  it('refuse the combinations SETTING_RULES lists, each with its own message', () => {
+    const [noUpstream, cleartext, timeouts, metricsPort] = SETTING_RULES.map(({ message }) => new ConfigError(`Invalid configuration: ${message}`));
+    expect(() => loadSettings({ NODE_ENV: 'production' })).toThrow(noUpstream);
+    expect(() => loadSettings({ SANDBOX: 'false' })).toThrow(noUpstream);
+    expect(loadSettings({ NODE_ENV: 'production', SANDBOX: 'true' })).toMatchObject({ sandbox: true, upstreamUrl: undefined });
+    expect(() => loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: 'http://api.internal/v2' })).toThrow(cleartext);
+    expect(loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: 'http://api.internal/v2', UPSTREAM_ALLOW_HTTP: 'true' }).upstreamUrl).toEqual(
+      new URL('http://api.internal/v2'),
+    );
+    for (const loopback of ['http://127.0.0.1:8080/v2', 'http://localhost/v2', 'http://[::1]:9/v2']) {
+      expect(loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: loopback }).upstreamUrl).toEqual(new URL(loopback));
+    }
+    expect(loadSettings({ UPSTREAM_URL: 'http://api.internal/v2' }).upstreamUrl).toEqual(new URL('http://api.internal/v2'));
+    expect(() => loadSettings({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(timeouts);
+    expect(() => loadSettings({ PORT: '9464' })).toThrow(metricsPort);
   });
 
   it.each(ENVIRONMENT_VARIABLES)('refuse %s set to an empty value instead of treating it as unset', (name) => {

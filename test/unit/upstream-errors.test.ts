@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeForStatus, messageOf, retryAfterSeconds, upstreamFailure } from '../../src/upstream/errors.js';
+import { codeForStatus, messageOf, retryAfterSeconds, UPSTREAM_ERROR_BOUNDS, upstreamFailure } from '../../src/upstream/errors.js';
 
 describe('codeForStatus', () => {
   it.each([
@@ -46,10 +46,16 @@ describe('retryAfterSeconds', () => {
     expect(retryAfterSeconds('soon', now)).toBeUndefined();
     expect(retryAfterSeconds(undefined, now)).toBeUndefined();
   });
+
+  it('caps what no client would wait for at a day, even past what a JSON number holds', () => {
+    expect(retryAfterSeconds('86401', now)).toBe(86_400);
+    expect(retryAfterSeconds('9'.repeat(400), now)).toBe(86_400);
+    expect(retryAfterSeconds('Fri, 01 Jan 2100 00:00:00 GMT', now)).toBe(86_400);
+  });
 });
 
 describe('upstreamFailure', () => {
-  it('makes one GraphQL error per envelope error object, keeping the original', () => {
+  it('makes one GraphQL error per envelope error object, with its message, code and field', () => {
     const failure = upstreamFailure({
       status: 422,
       errors: [
@@ -62,14 +68,14 @@ describe('upstreamFailure', () => {
         message: 'name is too long',
         extensions: {
           code: 'BAD_USER_INPUT',
-          upstream: { status: 422, error: { code: 'invalid_field', field: 'name', message: 'name is too long' } },
+          upstream: { status: 422, error: { message: 'name is too long', code: 'invalid_field', field: 'name' } },
         },
       },
       {
         message: 'value is empty',
         extensions: {
           code: 'BAD_USER_INPUT',
-          upstream: { status: 422, error: { code: 'invalid_field', field: 'value', detail: 'value is empty' } },
+          upstream: { status: 422, error: { message: 'value is empty', code: 'invalid_field', field: 'value' } },
         },
       },
     ]);
@@ -80,6 +86,50 @@ describe('upstreamFailure', () => {
     expect(failure.message).toBe('The upstream service answered with HTTP status 503.');
     expect(failure.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503 } });
     expect(failure.additional).toEqual([]);
+  });
+
+  it(`maps the first ${UPSTREAM_ERROR_BOUNDS.errors} error objects and counts the rest in one more error`, () => {
+    const errors = Array.from({ length: 100_000 }, (_, i) => ({ message: `e${i}` }));
+    const failure = upstreamFailure({ status: 400, errors });
+    const all = [failure, ...failure.additional];
+    expect(all.map((error) => error.message)).toEqual([
+      ...Array.from({ length: UPSTREAM_ERROR_BOUNDS.errors }, (_, i) => `e${i}`),
+      `The upstream service reported ${100_000 - UPSTREAM_ERROR_BOUNDS.errors} more errors, not shown.`,
+    ]);
+    expect(all.at(-1)!.extensions).toEqual({ code: 'BAD_USER_INPUT', upstream: { status: 400, omittedErrors: 99_980 } });
+  });
+
+  it('passes on only message, code and field, cut to length, with the caller’s token redacted', () => {
+    const token = 'tok_0123456789abcdef';
+    const failure = upstreamFailure({
+      status: 500,
+      token,
+      errors: [
+        {
+          message: `${'x'.repeat(600)} for ${token}`,
+          code: `E${'9'.repeat(200)}`,
+          field: 'name',
+          stack: 'Error: at /srv/app/db.js:10 (db-7.internal:5432)',
+          host: 'db-7.internal',
+          headers: { authorization: `Bearer ${token}` },
+        },
+        { message: `refused: Authorization: Bearer ${token}`, code: 42 },
+      ],
+    });
+    const [first, second] = [failure, ...failure.additional];
+    expect(first!.message).toBe(`${'x'.repeat(500)}…`);
+    expect(first!.extensions.upstream).toEqual({
+      status: 500,
+      error: { message: `${'x'.repeat(500)}…`, code: `E${'9'.repeat(99)}…`, field: 'name' },
+    });
+    expect(second!.message).toBe('refused: Authorization: Bearer [redacted]');
+    expect(second!.extensions.upstream).toEqual({ status: 500, error: { message: 'refused: Authorization: Bearer [redacted]', code: '42' } });
+    expect(JSON.stringify([first, second].map((e) => [e!.message, e!.extensions]))).not.toContain(token);
+  });
+
+  it('never cuts a message between the halves of a surrogate pair', () => {
+    const failure = upstreamFailure({ status: 400, errors: [{ message: `${'a'.repeat(499)}😀😀` }] });
+    expect(failure.message).toBe(`${'a'.repeat(499)}…`);
   });
 
   it('adds retryAfter to rate-limit errors', () => {

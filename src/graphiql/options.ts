@@ -1,4 +1,5 @@
 import type { YogaServerOptions } from 'graphql-yoga';
+import { graphiqlAssets, graphiqlShell } from './assets.js';
 
 const EXAMPLE_QUERY = `# The first page of API keys. Sends the "Authorization: Bearer <token>" header from the Headers tab.
 query ApiKeys($first: Int = 5, $after: String) {
@@ -36,7 +37,7 @@ export function graphiqlOptions(enabled: boolean, headers: Record<string, string
       ],
       shouldPersistHeaders: false,
     },
-    // Loaded on first use: GraphiQL's bundled assets hold about 30 MB of heap, needless when it is off.
-    renderGraphiQL: (page) => import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => renderGraphiQL(page)),
+    // A small page linking the static assets that useGraphiQLAssets serves; Yoga adds `no-store`, the assets are cached.
+    renderGraphiQL: async (page) => graphiqlShell(await graphiqlAssets(), page ?? {}),
   };
 }

@@ -1,0 +1,40 @@
+import type { Plugin } from 'graphql-yoga';
+import { ASSETS_PATH, graphiqlAssets } from '../graphiql/assets.js';
+
+/**
+ * Serves GraphiQL's static files under /graphiql/: content-hashed names, so each is cached for a
+ * year and never revalidated (`immutable`), with a strong ETag for caches that ask anyway; gzipped
+ * once at build for every caller that accepts gzip. An unknown name is 404.
+ */
+export function useGraphiQLAssets(): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (!url.pathname.startsWith(ASSETS_PATH)) return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
+      }
+      const asset = (await graphiqlAssets()).files.get(url.pathname.slice(ASSETS_PATH.length));
+      if (!asset) return endResponse(new fetchAPI.Response(null, { status: 404 }));
+      const headers: Record<string, string> = {
+        'content-type': asset.contentType,
+        'cache-control': 'public, max-age=31536000, immutable',
+        etag: asset.etag,
+        vary: 'Accept-Encoding',
+        'x-content-type-options': 'nosniff',
+      };
+      if (
+        request.headers
+          .get('if-none-match')
+          ?.split(/\s*,\s*/)
+          .includes(asset.etag)
+      ) {
+        return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
+      }
+      const gzipped = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      const body = gzipped ? asset.gzipped : asset.body;
+      if (gzipped) headers['content-encoding'] = 'gzip';
+      headers['content-length'] = String(body.length);
+      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : new Uint8Array(body), { headers }));
+    },
+  };
+}
