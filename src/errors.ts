@@ -34,6 +34,8 @@ export const ErrorCode = {
   GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
   /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET). */
   BAD_REQUEST: 'BAD_REQUEST',
+  /** graphql-yoga's: the document holds several operations and `operationName` names none of them (HTTP 400). */
+  OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -4,7 +4,6 @@ import {
   type GraphQLError,
   type GraphQLSchema,
   getIntrospectionQuery,
-  MaxIntrospectionDepthRule,
   parse,
   type ValidationContext,
   type ValidationRule,
@@ -23,7 +22,7 @@ const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
  * is re-issued as LIMIT_EXCEEDED naming the limit.
  *
  * Introspection has bounds of its own, since armor leaves `__schema` out of depth and cost: graphql-js'
- * MaxIntrospectionDepthRule (no type's fields listed three deep), and a cost, `__schema` included,
+ * MaxIntrospectionDepthRule, one of its specified rules (no type's fields listed three deep), and a cost, `__schema` included,
  * of at most twice that of the fullest standard introspection query on this schema, so every tool's
  * introspection runs while fifteen aliased copies of it do not. It is derived rather than set, so
  * it grows with the schema.
@@ -46,7 +45,6 @@ export function useLimits(limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'ma
           const max = Math.max(limits.maxCost, 2 * fullIntrospectionCost(params.schema));
           introspectionRule = costLimitRule({ maxCost: max, ...COST, ignoreIntrospection: false, ...reject('introspectionCost', max) });
         }
-        addValidationRule(MaxIntrospectionDepthRule);
         addValidationRule(introspectionRule);
       },
     },

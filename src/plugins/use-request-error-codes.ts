@@ -7,7 +7,8 @@ const CSRF_MESSAGE = 'Required CSRF header(s) not present';
 
 /**
  * Errors about a request as a whole come from graphql-js and Yoga plugins without a code of ours:
- * variables that do not fit their types, a missing CSRF header. This gives each a stable code.
+ * variables that do not fit their types, a missing CSRF header. This gives each a stable code, and
+ * drops the `originalError` Yoga adds to a body that is not JSON, which echoes part of that body.
  *
  * The errors were made for this request alone, so they are amended in place: Yoga derives the
  * HTTP status from the very same objects.
@@ -25,6 +26,8 @@ export function useRequestErrorCodes(): Plugin {
 
 function amend(error: GraphQLError): void {
   const extensions = error.extensions as Record<string, unknown>;
+  // Yoga puts JSON.parse's message there, which quotes part of the caller's body back.
+  delete extensions.originalError;
   if (extensions.code !== undefined) return;
   if (error.message === CSRF_MESSAGE) extensions.code = ErrorCode.CSRF_HEADER_REQUIRED;
   // Without a path the error stopped the request before execution: after parsing and validation

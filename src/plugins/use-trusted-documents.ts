@@ -9,11 +9,18 @@ const manifestSchema = z.record(z.string().min(1), z.string().min(1));
 
 /** Reads and checks a manifest once, at start-up, so a bad file stops the gateway before it serves. */
 export function loadTrustedDocuments(path: string): ReadonlyMap<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${error instanceof Error ? error.message : String(error)}).`);
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON.parse's message: it quotes the file, which may be anything, a secret included.
+    throw new Error(`TRUSTED_DOCUMENTS: ${path} is not JSON.`);
   }
   const manifest = manifestSchema.safeParse(parsed);
   if (!manifest.success || Object.keys(manifest.data).length === 0) {

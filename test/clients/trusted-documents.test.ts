@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { createVmsClient, listAllApiKeys, updateCategory } from '../../examples/client.js';
 import manifest from '../../examples/generated/persisted-documents.json' with { type: 'json' };
@@ -135,10 +138,22 @@ describe('configuration', () => {
   it('refuses to start with a manifest it cannot use', () => {
     const upstreamUrl = new URL('http://127.0.0.1:9/v2');
     expect(() => createGateway({ upstreamUrl, trustedDocuments: '/nonexistent/manifest.json' })).toThrow(
-      /^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json as JSON/,
+      /^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json \(ENOENT\)\.$/,
     );
     expect(() => createGateway({ upstreamUrl, trustedDocuments: new URL('../../package.json', import.meta.url).pathname })).toThrow(
       /must be a non-empty JSON object mapping document ids to document text/,
     );
+  });
+
+  it('never quotes a file that is not JSON, whatever it holds', () => {
+    const secret = join(mkdtempSync(join(tmpdir(), 'manifest-')), 'secret.env');
+    writeFileSync(secret, 'DB_PASSWORD=hunter2-very-secret\n');
+    let message = '';
+    try {
+      createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), trustedDocuments: secret });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(`TRUSTED_DOCUMENTS: ${secret} is not JSON.`);
   });
 });

@@ -8,7 +8,7 @@ const root = new URL('../..', import.meta.url).pathname;
 function startMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -66,13 +66,59 @@ describe('configuration', () => {
     const main = startMain({ PORT: 'not-a-port' });
     running = main.child;
     expect(await main.exited).toBe(1);
-    expect(
-      main
-        .output()
-        .trim()
-        .split('\n')
-        .filter((line) => !line.includes('ExperimentalWarning')),
-    ).toEqual(['Invalid configuration: PORT must be a port number from 0 to 65535.']);
+    expect(printed(main)).toEqual(['Invalid configuration: PORT must be a port number from 0 to 65535.']);
+  });
+});
+
+/** The lines a process printed, Node's own warnings aside. */
+const printed = (main: ReturnType<typeof startMain>) =>
+  main
+    .output()
+    .trim()
+    .split('\n')
+    .filter((line) => !line.includes('ExperimentalWarning'));
+
+describe('operator mistakes stop start-up with exit status 1 and one line naming the variable', () => {
+  it.for<[string, Record<string, string>, string]>([
+    [
+      'production without UPSTREAM_URL',
+      { NODE_ENV: 'production' },
+      'Invalid configuration: UPSTREAM_URL must be set when SANDBOX is false, as it is by default with NODE_ENV=production; SANDBOX=true serves the demo sandbox, which takes any token.',
+    ],
+    [
+      'an empty UPSTREAM_URL',
+      { NODE_ENV: 'production', UPSTREAM_URL: '' },
+      'Invalid configuration: UPSTREAM_URL must not be empty; unset it to take the default.',
+    ],
+    ['NODE_ENV=prod', { NODE_ENV: 'prod' }, 'Invalid configuration: NODE_ENV must be one of production, development, test.'],
+    [
+      'cleartext to another host in production',
+      { NODE_ENV: 'production', UPSTREAM_URL: 'http://vms.internal/v2' },
+      'Invalid configuration: UPSTREAM_URL must be https:// with NODE_ENV=production unless its host is loopback, or bearer tokens cross the network in clear; UPSTREAM_ALLOW_HTTP=true accepts it where a mesh encrypts the hop.',
+    ],
+    [
+      'a password in UPSTREAM_URL',
+      { UPSTREAM_URL: 'https://svc:hunter2@vms.example/v2' },
+      'Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.',
+    ],
+  ])('%s', async ([, env, line]) => {
+    const main = startMain({ PORT: '0', HOST: '127.0.0.1', ...env });
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toEqual([line]);
+    expect(main.output()).not.toContain('hunter2');
+  });
+
+  it('production serves the sandbox only with SANDBOX=true, and says so at warn level', async () => {
+    const main = startMain({ NODE_ENV: 'production', SANDBOX: 'true', PORT: '0', HOST: '127.0.0.1' });
+    running = main.child;
+    await main.waitFor(/accepts any bearer token/);
+    const lines = printed(main).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ level, msg }) => [level, msg])).toEqual([
+      [30, 'GraphQL gateway listening'],
+      [40, 'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token'],
+    ]);
+    expect(lines[0]).toMatchObject({ sandbox: true, graphiql: false });
   });
 });
 
@@ -89,6 +135,7 @@ describe('start-up with the embedded sandbox', () => {
     expect(page.status).toBe(200);
     expect(html).toContain('<title>Video Management GraphQL</title>');
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/);
+    expect(html.length).toBeLessThan(4096);
 
     const answer = await fetch(address!, {
       method: 'POST',

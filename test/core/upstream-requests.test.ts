@@ -362,7 +362,13 @@ describe('client mistakes are answered before anything goes upstream', () => {
     ],
     [
       'updateUser(input: { id: "..", name: "A" })',
-      [{ path: 'input.id', message: 'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."' }],
+      [
+        {
+          path: 'input.id',
+          message:
+            'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."',
+        },
+      ],
     ],
     [
       'updateUser(input: { id: "u", role: null })',
@@ -371,7 +377,11 @@ describe('client mistakes are answered before anything goes upstream', () => {
     [
       'updateHotspot(input: { videoId: "v/1", id: "h", showAt: "00:61:00", link: "ftp://x.example" })',
       [
-        { path: 'input.videoId', message: 'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."' },
+        {
+          path: 'input.videoId',
+          message:
+            'must be a non-empty id of at most 256 characters, without "/", "?", "#", control characters or unpaired surrogates, and not "." or ".."',
+        },
         { path: 'input.showAt', message: 'must be a time-code HH:MM:SS with minutes and seconds from 00 to 59' },
         { path: 'input.link', message: 'must be an http(s) URL' },
       ],
@@ -487,7 +497,10 @@ describe('upstream errors become precise GraphQL errors', () => {
     [
       'success: "false" (a string) with errors',
       { success: 'false', result: null, errors: [{ message: 'quota exceeded' }], links: {} },
-      { message: 'quota exceeded', extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } } },
+      {
+        message: 'quota exceeded',
+        extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } },
+      },
     ],
     [
       'no success and errors',
@@ -525,7 +538,11 @@ describe('upstream errors become precise GraphQL errors', () => {
         extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
       },
     ]);
-    upstream.answer(() => ({ status: 404, headers: { 'content-type': 'text/html' }, body: { success: false, errors: [{ message: 'x' }] } }));
+    upstream.answer(() => ({
+      status: 404,
+      headers: { 'content-type': 'text/html' },
+      body: { success: false, errors: [{ message: 'x' }] },
+    }));
     expect((await gateway.graphql(folder, { headers: auth })).body.errors?.[0]?.extensions).toEqual({
       code: 'NOT_FOUND',
       upstream: { status: 404 },

@@ -149,11 +149,8 @@ describe('CORS_ORIGINS', () => {
     'https://*.127.0.0.1',
     'https://app.*.example.test',
     '*.example.test',
-  ])(
-    'refuses %s, which is not an origin',
-    (value) => {
-      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
-      expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
-    },
-  );
+  ])('refuses %s, which is not an origin', (value) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be \* or a comma-separated list of origins/);
+  });
 });

@@ -102,3 +102,34 @@ describe('operation_name label', () => {
     ]);
   });
 });
+
+describe('operation_name label over HTTP', () => {
+  const it = metricsTest;
+
+  it(`is taken only by operations the upstream accepted the token of: ${MAX_OPERATION_NAMES} junk names without a token leave real ones counted`, async ({
+    start,
+    upstream,
+  }) => {
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    for (let i = 0; i < MAX_OPERATION_NAMES; i++) await gateway.graphql(`query Junk${i} { __typename }`);
+    upstream.answer((request) =>
+      request.headers.authorization === 'Bearer forged'
+        ? { status: 401, body: { success: false, result: null, errors: [{ message: 'bad token' }], links: {} } }
+        : { body: envelope([]) },
+    );
+    await gateway.graphql('query Forged { apiKeys(first: 1) { edges { node { id } } } }', { headers: { authorization: 'Bearer forged' } });
+    await gateway.graphql(KEYS, { headers: AUTH });
+    const samples = gatewaySamples(await (await fetch(gateway.metricsUrl)).text()).filter((line) =>
+      line.startsWith('gateway_graphql_requests_total'),
+    );
+    expect(samples).toEqual([
+      `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok"} ${MAX_OPERATION_NAMES}`,
+      'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error"} 1',
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 1',
+    ]);
+  });
+
+  it('is not served on the public port', async ({ gateway }) => {
+    expect((await fetch(gateway.url.replace(/\/graphql$/, '/metrics'))).status).toBe(404);
+  });
+});

@@ -79,6 +79,22 @@ describe('OpenTelemetry spans', () => {
     expect(upstream.requests.every((request) => String(request.headers.traceparent).startsWith(`00-${callerTrace}-`))).toBe(true);
   });
 
+  it("sends the upstream only the gateway's own trace context: never the caller's baggage or tracestate", async ({ gateway, upstream }) => {
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await gateway.graphql(KEYS, {
+      headers: {
+        ...AUTH,
+        traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`,
+        tracestate: 'vendor=opaque-caller-state',
+        baggage: 'userId=alice,tenant=acme',
+      },
+    });
+    const calls = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT);
+    expect(upstream.requests.map((request) => [request.headers.traceparent, request.headers.tracestate, request.headers.baggage]).sort()).toEqual(
+      calls.map((span) => [traceparent(span), undefined, undefined]).sort(),
+    );
+  });
+
   it('marks both spans as failed with the error code when the upstream refuses', async ({ gateway }) => {
     await gateway.graphql(RENAME, { headers: AUTH });
     const spans = exporter.getFinishedSpans();

@@ -265,6 +265,67 @@ describe('bodies the gateway cannot read', () => {
   });
 });
 
+describe('an upstream that tries to amplify or leak', () => {
+  it('100,000 error objects in one answer become 21 errors, and /health answers meanwhile', async ({ start }) => {
+    const upstream = await start.upstream(() => ({
+      status: 400,
+      body: { success: false, result: null, errors: Array.from({ length: 100_000 }, () => ({ message: 'bad' })), links: {} },
+    }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    const [answer, health] = await Promise.all([
+      gateway.graphql(UPDATE_CATEGORY, { headers: auth }),
+      fetch(gateway.url.replace(/\/graphql$/, '/health')),
+    ]);
+    expect(health.status).toBe(200);
+    expect(answer.body.data).toEqual({ updateCategory: null });
+    expect(answer.body.errors).toHaveLength(21);
+    expect(answer.body.errors![0]).toEqual({
+      message: 'bad',
+      locations: [{ line: 1, column: 12 }],
+      path: ['updateCategory'],
+      extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400, error: { message: 'bad' } } },
+    });
+    expect(answer.body.errors![20]).toEqual({
+      message: 'The upstream service reported 99980 more errors, not shown.',
+      locations: [{ line: 1, column: 12 }],
+      path: ['updateCategory'],
+      extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400, omittedErrors: 99_980 } },
+    });
+  });
+
+  it('an error object passes on only its message, code and field: no stack, host or echoed token', async ({ gateway, upstream }) => {
+    upstream.answer(() => ({
+      status: 500,
+      body: {
+        success: false,
+        result: null,
+        errors: [
+          {
+            message: `upstream failed for ${TOKEN}`,
+            code: 'E_DB',
+            field: 'name',
+            stack: 'Error: connect ECONNREFUSED\n    at TCPConnectWrap.afterConnect (node:net:1:1)',
+            host: 'db-7.internal.example',
+            request: { headers: { authorization: TOKEN } },
+          },
+        ],
+        links: {},
+      },
+    }));
+    const answer = await fault({ gateway, upstream }, UPDATE_CATEGORY, 'UPSTREAM_ERROR');
+    expect(answer.body.errors![0]).toEqual({
+      message: 'upstream failed for Bearer [redacted]',
+      locations: [{ line: 1, column: 12 }],
+      path: ['updateCategory'],
+      extensions: {
+        code: 'UPSTREAM_ERROR',
+        upstream: { status: 500, error: { message: 'upstream failed for Bearer [redacted]', code: 'E_DB', field: 'name' } },
+      },
+    });
+    expect(JSON.stringify(answer.body)).not.toContain('db-7');
+  });
+});
+
 describe('redirects', () => {
   for (const status of [301, 302, 307, 308]) {
     it(`a ${status} to another host is UPSTREAM_ERROR and that host receives nothing`, async ({ gateway, upstream, elsewhere }) => {

@@ -175,19 +175,23 @@ describe('settings', () => {
 
   it('refuse credentials in UPSTREAM_URL, which would be dropped', () => {
     expect(() => loadSettings({ UPSTREAM_URL: 'https://user:secret@api.example.com/v2' })).toThrow(
-      new ConfigError('Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.'),
+      new ConfigError(
+        'Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.',
+      ),
     );
   });
 
   it('refuse the combinations SETTING_RULES lists, each with its own message', () => {
-    const [noUpstream, cleartext, timeouts, metricsPort] = SETTING_RULES.map(({ message }) => new ConfigError(`Invalid configuration: ${message}`));
+    const [noUpstream, cleartext, timeouts, metricsPort] = SETTING_RULES.map(
+      ({ message }) => new ConfigError(`Invalid configuration: ${message}`),
+    );
     expect(() => loadSettings({ NODE_ENV: 'production' })).toThrow(noUpstream);
     expect(() => loadSettings({ SANDBOX: 'false' })).toThrow(noUpstream);
     expect(loadSettings({ NODE_ENV: 'production', SANDBOX: 'true' })).toMatchObject({ sandbox: true, upstreamUrl: undefined });
     expect(() => loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: 'http://api.internal/v2' })).toThrow(cleartext);
-    expect(loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: 'http://api.internal/v2', UPSTREAM_ALLOW_HTTP: 'true' }).upstreamUrl).toEqual(
-      new URL('http://api.internal/v2'),
-    );
+    expect(
+      loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: 'http://api.internal/v2', UPSTREAM_ALLOW_HTTP: 'true' }).upstreamUrl,
+    ).toEqual(new URL('http://api.internal/v2'));
     for (const loopback of ['http://127.0.0.1:8080/v2', 'http://localhost/v2', 'http://[::1]:9/v2']) {
       expect(loadSettings({ NODE_ENV: 'production', UPSTREAM_URL: loopback }).upstreamUrl).toEqual(new URL(loopback));
     }

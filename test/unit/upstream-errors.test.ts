@@ -123,7 +123,10 @@ describe('upstreamFailure', () => {
       error: { message: `${'x'.repeat(500)}…`, code: `E${'9'.repeat(99)}…`, field: 'name' },
     });
     expect(second!.message).toBe('refused: Authorization: Bearer [redacted]');
-    expect(second!.extensions.upstream).toEqual({ status: 500, error: { message: 'refused: Authorization: Bearer [redacted]', code: '42' } });
+    expect(second!.extensions.upstream).toEqual({
+      status: 500,
+      error: { message: 'refused: Authorization: Bearer [redacted]', code: '42' },
+    });
     expect(JSON.stringify([first, second].map((e) => [e!.message, e!.extensions]))).not.toContain(token);
   });
 

@@ -1,0 +1,89 @@
+import { connect, type Socket } from 'node:net';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+
+/** How long a client may hold a socket, and how many it may hold, over raw TCP on loopback. */
+const it = gatewayOverUpstream(undefined, {
+  keepAliveTimeoutMs: 300,
+  headersTimeoutMs: 500,
+  requestTimeoutMs: 1_000,
+  maxConnections: 3,
+  maxBodyBytes: 1_000,
+});
+
+interface Connection {
+  socket: Socket;
+  /** Everything received so far. */
+  received(): string;
+  /** Resolves with the time from `since` until the server closed the socket. */
+  closed: Promise<number>;
+}
+
+async function open(gateway: RunningGateway): Promise<Connection> {
+  const { port } = new URL(gateway.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  const started = performance.now();
+  let text = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+  return { socket, received: () => text, closed };
+}
+
+const REQUEST = 'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\n';
+const BODY = '{"query":"{ __typename }"}';
+
+describe('connections', () => {
+  it('a connection that never sends a request is closed after HEADERS_TIMEOUT_MS', async ({ gateway }) => {
+    const { closed } = await open(gateway);
+    const after = await closed;
+    expect(after).toBeGreaterThanOrEqual(450);
+    expect(after).toBeLessThan(5_000);
+  });
+
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: ${BODY.length}\r\n\r\n${BODY}`);
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"data":\{"__typename":"Query"\}\}$/);
+    expect(after).toBeLessThan(5_000);
+  });
+
+  it('a body that trickles in slower than REQUEST_TIMEOUT_MS is answered 408 and closed', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: ${BODY.length}\r\n\r\n${BODY.slice(0, 5)}`);
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(after).toBeLessThan(5_000);
+  });
+
+  it('Expect: 100-continue with an oversized Content-Length gets 413 without a 100 Continue first', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: 5000\r\nexpect: 100-continue\r\n\r\n`);
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(connection.received()).not.toContain('100 Continue');
+    expect(connection.received()).toContain('"code":"PAYLOAD_TOO_LARGE"');
+  });
+
+  it('Expect: 100-continue within the limit gets 100 Continue, then the answer', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: ${BODY.length}\r\nexpect: 100-continue\r\nconnection: close\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(connection.received()).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    connection.socket.write(BODY);
+    await connection.closed;
+    expect(connection.received()).toMatch(/\{"data":\{"__typename":"Query"\}\}$/);
+  });
+
+  it('a connection past MAX_CONNECTIONS is closed at once', async ({ gateway }) => {
+    const held = await Promise.all([open(gateway), open(gateway), open(gateway)]);
+    const extra = await open(gateway);
+    await extra.closed;
+    // Closed for the cap, not by the headers timeout: the three held before it are still open.
+    expect(held.map((connection) => connection.socket.readyState)).toEqual(['open', 'open', 'open']);
+    expect(extra.received()).toBe('');
+    for (const connection of held) connection.socket.destroy();
+  });
+});
