@@ -8,7 +8,7 @@ import { constants, gzip } from 'node:zlib';
 export const ASSETS_PATH = '/graphiql/';
 
 /** One file of GraphiQL, built and compressed once per process. */
-export interface Asset {
+interface Asset {
   contentType: string;
   body: Buffer;
   gzipped: Buffer;

@@ -8,7 +8,7 @@ const CSRF_MESSAGE = 'Required CSRF header(s) not present';
 /**
  * Errors about a request as a whole come from graphql-js and Yoga plugins without a code of ours:
  * variables that do not fit their types, a missing CSRF header. This gives each a stable code, and
- * drops the `originalError` Yoga adds to a body that is not JSON, which echoes part of that body.
+ * rewrites the `originalError` Yoga adds to a body that is not JSON, which echoes part of that body.
  *
  * The errors were made for this request alone, so they are amended in place: Yoga derives the
  * HTTP status from the very same objects.
@@ -26,8 +26,10 @@ export function useRequestErrorCodes(): Plugin {
 
 function amend(error: GraphQLError): void {
   const extensions = error.extensions as Record<string, unknown>;
-  // Yoga puts JSON.parse's message there, which quotes part of the caller's body back.
-  delete extensions.originalError;
+  // Yoga puts JSON.parse's message there, which quotes part of the caller's body back. The key stays:
+  // Yoga reads its presence to answer 400 rather than 200 under `Accept: application/json`.
+  const original = extensions.originalError as { name?: unknown } | undefined;
+  if (original?.name === 'SyntaxError') extensions.originalError = { name: 'SyntaxError', message: 'The body is not valid JSON.' };
   if (extensions.code !== undefined) return;
   if (error.message === CSRF_MESSAGE) extensions.code = ErrorCode.CSRF_HEADER_REQUIRED;
   // Without a path the error stopped the request before execution: after parsing and validation

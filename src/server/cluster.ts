@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';
 
 /** A worker's message once both its servers listen: a worker listens twice (GraphQL and metrics). */
-export interface WorkerListening {
+interface WorkerListening {
   type: 'gateway:worker-listening';
   port: number;
   metricsPort: number;

@@ -196,7 +196,9 @@ export class UpstreamClient {
       retryAfter = firstOf(response.headers['retry-after']);
       json = isJsonType(firstOf(response.headers['content-type']));
       // A body that is not JSON is never read: an HTML error page says nothing more than its status.
-      text = json ? await response.body.text() : (await response.body.dump(), '');
+      text = '';
+      if (json) text = await response.body.text();
+      else await response.body.dump();
     } catch (error) {
       throw this.#transportFailure(error, timeout, byDeadline ? caller.deadline : undefined);
     }
@@ -239,8 +241,8 @@ const firstOf = (header: string | string[] | undefined) => (Array.isArray(header
 
 /** `application/json` or any `+json` type, as the contract's "bodies are JSON" is served in practice. */
 function isJsonType(contentType: string | undefined): boolean {
-  const type = contentType?.split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
 function parseJson(text: string): unknown {

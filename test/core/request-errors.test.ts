@@ -32,8 +32,8 @@ describe('request errors', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('a body that is not JSON is BAD_REQUEST, HTTP 400', async ({ gateway }) => {
-    const response = await post(gateway, '{"query": ');
+  it('a body that is not JSON is BAD_REQUEST, HTTP 400, without quoting the body back', async ({ gateway }) => {
+    const response = await post(gateway, '{"query": "secret-part');
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       errors: [
@@ -41,7 +41,7 @@ describe('request errors', () => {
           message: 'POST body sent invalid JSON.',
           extensions: {
             code: 'BAD_REQUEST',
-            originalError: { name: 'SyntaxError', message: 'Unexpected end of JSON input, "{"query": " is not valid JSON' },
+            originalError: { name: 'SyntaxError', message: 'The body is not valid JSON.' },
           },
         },
       ],

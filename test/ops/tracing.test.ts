@@ -90,9 +90,9 @@ describe('OpenTelemetry spans', () => {
       },
     });
     const calls = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT);
-    expect(upstream.requests.map((request) => [request.headers.traceparent, request.headers.tracestate, request.headers.baggage]).sort()).toEqual(
-      calls.map((span) => [traceparent(span), undefined, undefined]).sort(),
-    );
+    expect(
+      upstream.requests.map((request) => [request.headers.traceparent, request.headers.tracestate, request.headers.baggage]).sort(),
+    ).toEqual(calls.map((span) => [traceparent(span), undefined, undefined]).sort());
   });
 
   it('marks both spans as failed with the error code when the upstream refuses', async ({ gateway }) => {

@@ -21,7 +21,7 @@ const UPDATE_USER = 'mutation ($input: UpdateUserInput!) { updateUser(input: $in
 const CREATE_IDP = 'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { identityProvider { id } } }';
 
 describe('ids', () => {
-  it.for([
+  it.for<[string, string]>([
     ['a lone surrogate', 'u_\uD800'],
     ['a lone low surrogate', '\uDC00'],
     ['200,000 characters', 'u'.repeat(200_000)],
@@ -70,7 +70,7 @@ describe('certificates', () => {
   });
   const KEY = '-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEA\n-----END PRIVATE KEY-----\n';
 
-  it.for([
+  it.for<[string, string]>([
     ['a <script> tag around it', `<script>alert(1)</script>\n${CERTIFICATE}`],
     ['a private key after it', `${CERTIFICATE}${KEY}`],
     ['900 KB of padding', `${CERTIFICATE}${' '.repeat(900_000)}x`],

@@ -186,7 +186,9 @@ describe('hostile clients', () => {
     ];
     const text = fc.oneof(
       fc.string({ maxLength: 50 }),
-      fc.constantFrom('cat_1', 'vid_1', '..', 'a/b', '%2F', '', '12:00:00', 'https://example.com/x'),
+      // UTF-16 units, lone surrogates included: an id with one has no URL form.
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 20 }),
+      fc.constantFrom('cat_1', 'vid_1', '..', 'a/b', '%2F', '', '12:00:00', 'https://example.com/x', '\uD800', 'x'.repeat(300)),
     );
     const inputs = fc.record(
       { id: text, videoId: text, name: fc.oneof(text, anyJson), value: text, x: fc.oneof(fc.double(), anyJson), link: text, showAt: text },

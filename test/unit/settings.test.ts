@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
-import { ConfigError } from '../../src/config/settings.js';
-import { defaultSettings, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
+import { ConfigError, defaultSettings, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
 
 /** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
 describe('settings', () => {
