@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Settings } from './config/settings.js';
 import { requestIdOf } from './observability/request-id.js';
-import { upstreamCallsExceeded } from './upstream/budget.js';
+import { RequestBudget } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
 
 /** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
@@ -21,20 +21,19 @@ export class Caller {
   upstreamCalls = 0;
   /** Whether the upstream answered a call with anything but 401 or 403, i.e. took the token as real. */
   upstreamAccepted = false;
+  /** Upstream calls and time left, shared by every operation of the HTTP request (a batch has several). */
+  readonly budget: RequestBudget;
   readonly #request: Request;
   readonly #client: UpstreamClient;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
-  readonly #maxUpstreamCalls: number;
-  readonly #deadline: { at: number; ms: number };
 
-  constructor(request: Request, client: UpstreamClient, limits: Pick<Settings, 'requestDeadlineMs' | 'maxUpstreamCalls'>) {
+  constructor(request: Request, client: UpstreamClient, budget: RequestBudget) {
     const authorization = request.headers.get('authorization');
-    this.authorization = authorization !== null && BEARER.test(authorization) ? authorization : null;
+    this.authorization = isBearer(authorization) ? authorization : null;
     this.requestId = requestIdOf(request);
+    this.budget = budget;
     this.#request = request;
     this.#client = client;
-    this.#maxUpstreamCalls = limits.maxUpstreamCalls;
-    this.#deadline = { at: Date.now() + limits.requestDeadlineMs, ms: limits.requestDeadlineMs };
   }
 
   /** Sends a write: never deduplicated, never cached. */
@@ -53,14 +52,15 @@ export class Caller {
   async #send(request: UpstreamRequest): Promise<Envelope> {
     if (this.authorization === null) throw new Error('Upstream call without credentials: the bearer plugin must run first.');
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
-    if (this.upstreamCalls >= this.#maxUpstreamCalls) throw upstreamCallsExceeded(this.#maxUpstreamCalls);
+    const exceeded = this.budget.spend();
+    if (exceeded) throw exceeded;
     this.upstreamCalls++;
     try {
       const envelope = await this.#client.request(request, {
         authorization: this.authorization,
         requestId: this.requestId,
         signal: this.#request.signal,
-        deadline: this.#deadline,
+        deadline: this.budget.deadline,
       });
       this.upstreamAccepted = true;
       return envelope;
@@ -70,6 +70,27 @@ export class Caller {
       throw error;
     }
   }
+}
+
+/** Whether an Authorization header holds a Bearer credential, which no browser attaches on its own. */
+export function isBearer(authorization: string | null): authorization is string {
+  return authorization !== null && BEARER.test(authorization);
+}
+
+/**
+ * Yoga's `context` option: one Caller per operation, and one budget per HTTP request, shared by
+ * the operations of a batch (keyed by the Request, so it lives exactly as long as the request).
+ */
+export function callerContext(client: UpstreamClient, limits: Pick<Settings, 'requestDeadlineMs' | 'maxUpstreamCalls'>) {
+  const budgets = new WeakMap<Request, RequestBudget>();
+  return ({ request }: { request: Request }): CallerContext => {
+    let budget = budgets.get(request);
+    if (!budget) {
+      budget = new RequestBudget(limits.maxUpstreamCalls, limits.requestDeadlineMs);
+      budgets.set(request, budget);
+    }
+    return { caller: new Caller(request, client, budget) };
+  };
 }
 
 /** What the gateway adds to Yoga's context. */

@@ -26,6 +26,10 @@ export const ErrorCode = {
   TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the documentId is not in the manifest (HTTP 400). */
   TRUSTED_DOCUMENT_NOT_FOUND: 'TRUSTED_DOCUMENT_NOT_FOUND',
+  /** Automatic persisted queries: the hash alone was sent and this process does not hold its text (HTTP 404); send it once with the text. */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
+  /** Automatic persisted queries: the text sent does not have the hash sent with it (HTTP 400). */
+  PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
   /** Anything unexpected; the message is masked. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** graphql-yoga's: the document does not parse. */

@@ -1,17 +1,18 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Settings, settingsWith } from './config/settings.js';
-import { Caller, type CallerContext } from './context.js';
+import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
 import { graphiqlOptions } from './graphiql/options.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
+import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useJit } from './plugins/use-jit.js';
@@ -82,14 +83,14 @@ export function createGateway({
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too.
   const plugins: Plugin[] = [
     // First: a "simple" request (GET, form or text/plain POST), which a browser sends cross-site without a
-    // preflight, must carry this header, or nothing else is done for it.
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }) as Plugin,
+    // preflight, must carry the CSRF header or a Bearer credential, or nothing else is done for it.
+    useCSRFPrevention(),
     // Tokens while parsing; depth, aliases, directives, cost and introspection's bounds while validating: before anything runs.
     useLimits(settings),
     // INTROSPECTION=false: __schema and __type are refused at validation.
     settings.introspection ? [] : (useDisableIntrospection() as Plugin),
     // Just before execution: an operation over MAX_UPSTREAM_CALLS sends nothing.
-    useUpstreamBudget(settings.maxUpstreamCalls),
+    useUpstreamBudget() as Plugin,
     // Errors below a root field without a code of ours mean a record that does not fit: UPSTREAM_BAD_RESPONSE.
     useUpstreamShapeErrors(),
     // x-request-id on every answer, /health and /ready included.
@@ -107,6 +108,8 @@ export function createGateway({
     settings.graphiql ? useGraphiQLAssets() : [],
     // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
     trustedDocuments ? useTrustedDocuments(trustedDocuments) : [],
+    // Hash-only requests of documents clients registered; never beside trusted documents, which allow no registration.
+    trustedDocuments || settings.apqStoreBytes === 0 ? [] : useAutomaticPersistedQueries(settings.apqStoreBytes),
     // Executes through graphql-jit, one compiled function per document.
     useJit(),
     // One upstream answer can hold several error objects: the rest go next to the first, at its path.
@@ -125,7 +128,7 @@ export function createGateway({
 
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema,
-    context: ({ request }) => ({ caller: new Caller(request, client, settings) }),
+    context: callerContext(client, settings),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,
@@ -134,6 +137,8 @@ export function createGateway({
     cors: corsPolicy(settings.corsOrigins),
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
+    // A JSON array of operations, answered with an array; the batch shares one upstream budget and deadline.
+    batching: { limit: settings.maxBatchSize },
     plugins,
   });
   return { yoga, metrics, close: () => client.close() };

@@ -98,3 +98,15 @@ export const originList = z
     'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path), or patterns such as https://*.example.com',
   )
   .describe('`*`, or origins and `https://*.example.com` patterns separated by commas');
+
+/** Comma-separated file or folder paths, e.g. `manifests/web.json,manifests/admin.json` or `manifests/`. */
+export const pathList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((path) => path.trim())
+      .filter((path) => path !== ''),
+  )
+  .refine((paths) => paths.length > 0, 'must name at least one file or folder')
+  .describe('file and folder paths, separated by commas');

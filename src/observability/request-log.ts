@@ -9,6 +9,7 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
     logger[levelOf(summary)](
       {
         requestId: summary.requestId,
+        ...(summary.batch ? { batch: summary.batch } : {}),
         operationName: summary.operationName ?? null,
         operationType: summary.operationType ?? null,
         status: summary.status,

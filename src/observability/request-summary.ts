@@ -3,6 +3,8 @@ type Outcome = 'ok' | 'partial' | 'error';
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {
   requestId: string;
+  /** The operation's place in a batched request (a JSON array); absent for a single operation. */
+  batch?: { index: number; size: number };
   /** The operation's own name, or undefined for an anonymous or unparsable one. */
   operationName: string | undefined;
   operationType: 'query' | 'mutation' | 'subscription' | undefined;

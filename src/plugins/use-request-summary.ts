@@ -1,12 +1,12 @@
 import { type ExecutionResult, getOperationAST } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { CallerContext } from '../context.js';
 import { codeOf } from '../errors.js';
 import { requestIdOf } from '../observability/request-id.js';
 import type { RequestSummary } from '../observability/request-summary.js';
 
-interface Tracked {
-  started: number;
+/** What is learnt of one operation; a batched request has one per operation, in the batch's order. */
+interface Operation {
   operationName?: string | undefined;
   operationType?: RequestSummary['operationType'];
   context?: Partial<CallerContext>;
@@ -14,57 +14,89 @@ interface Tracked {
   errorCodes: string[];
 }
 
+interface Tracked {
+  started: number;
+  /** The batch's operations as parsed, or undefined for a single operation. */
+  batch?: readonly GraphQLParams[];
+  operations: Operation[];
+}
+
+/** The operation's place in its batch, set on its context by onParams; 0 outside a batch. */
+const BATCH_INDEX = Symbol('batch index');
+
+const operation = (): Operation => ({ hasData: false, errorCodes: [] });
+
 /**
- * Calls `listener` once per request to the GraphQL endpoint, after its response is ready. The
- * record is keyed by the Request itself, so it lives exactly as long as the request.
+ * Calls `listener` once per operation of each request to the GraphQL endpoint (once for a single
+ * request, once per operation of a batch, in order), after the response is ready. The record is
+ * keyed by the Request itself, so it lives exactly as long as the request.
  */
 export function useRequestSummary(listener: (summary: RequestSummary) => void): Plugin {
   const records = new WeakMap<Request, Tracked>();
   return {
     onRequestParse: ({ request }) => {
-      records.set(request, { started: performance.now(), hasData: false, errorCodes: [] });
+      const record: Tracked = { started: performance.now(), operations: [operation()] };
+      records.set(request, record);
+      return {
+        onRequestParseDone: ({ requestParserResult }) => {
+          if (!Array.isArray(requestParserResult)) return;
+          record.batch = requestParserResult;
+          record.operations = requestParserResult.map(operation);
+        },
+      };
     },
-    onParams: ({ request, params }) => {
+    onParams: ({ request, params, context }) => {
       const record = records.get(request);
-      if (record && params.operationName) record.operationName = params.operationName;
+      if (!record) return;
+      const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
+      (context as Record<symbol, number>)[BATCH_INDEX] = index;
+      if (params.operationName) record.operations[index]!.operationName = params.operationName;
     },
     onExecute: ({ args }) => {
       const record = records.get(args.contextValue.request);
-      if (!record) return;
-      const operation = getOperationAST(args.document, args.operationName);
-      record.operationType = operation?.operation;
-      record.operationName = operation?.name?.value;
-      record.context = args.contextValue as Partial<CallerContext>;
+      const tracked = record?.operations[(args.contextValue as unknown as Record<symbol, number>)[BATCH_INDEX] ?? 0];
+      if (!tracked) return;
+      const definition = getOperationAST(args.document, args.operationName);
+      tracked.operationType = definition?.operation;
+      tracked.operationName = definition?.name?.value;
+      tracked.context = args.contextValue as Partial<CallerContext>;
     },
     onResultProcess: ({ request, result }) => {
       const record = records.get(request);
       if (!record) return;
-      for (const one of Array.isArray(result) ? result : [result]) {
-        if (Symbol.asyncIterator in one) continue;
+      const results = Array.isArray(result) ? result : [result];
+      results.forEach((one, index) => {
+        const tracked = record.operations[index];
+        if (!tracked || Symbol.asyncIterator in one) return;
         const executed = one as ExecutionResult;
-        if (executed.data && Object.values(executed.data).some((value) => value !== null)) record.hasData = true;
+        if (executed.data && Object.values(executed.data).some((value) => value !== null)) tracked.hasData = true;
         for (const error of executed.errors ?? []) {
           const code = codeOf(error);
-          if (!record.errorCodes.includes(code)) record.errorCodes.push(code);
+          if (!tracked.errorCodes.includes(code)) tracked.errorCodes.push(code);
         }
-      }
+      });
     },
     onResponse: ({ request, response }) => {
       const record = records.get(request);
       if (!record) return;
       records.delete(request);
-      const failed = record.errorCodes.length > 0 || response.status >= 400;
-      listener({
-        requestId: requestIdOf(request),
-        operationName: record.operationName,
-        operationType: record.operationType,
-        status: response.status,
-        durationMs: performance.now() - record.started,
-        upstreamCalls: record.context?.caller?.upstreamCalls ?? 0,
-        executed: record.context !== undefined,
-        upstreamAccepted: record.context?.caller?.upstreamAccepted ?? false,
-        outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
-        errorCodes: record.errorCodes,
+      const durationMs = performance.now() - record.started;
+      const size = record.batch?.length;
+      record.operations.forEach((tracked, index) => {
+        const failed = tracked.errorCodes.length > 0 || response.status >= 400;
+        listener({
+          requestId: requestIdOf(request),
+          ...(size === undefined ? {} : { batch: { index, size } }),
+          operationName: tracked.operationName,
+          operationType: tracked.operationType,
+          status: response.status,
+          durationMs,
+          upstreamCalls: tracked.context?.caller?.upstreamCalls ?? 0,
+          executed: tracked.context !== undefined,
+          upstreamAccepted: tracked.context?.caller?.upstreamAccepted ?? false,
+          outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
+          errorCodes: tracked.errorCodes,
+        });
       });
     },
   };

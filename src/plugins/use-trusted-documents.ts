@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { z } from 'zod';
@@ -7,8 +8,42 @@ import { ErrorCode } from '../errors.js';
 /** The client preset's persisted-documents.json: document id ("sha256:<hex>") -> document text. */
 const manifestSchema = z.record(z.string().min(1), z.string().min(1));
 
-/** Reads and checks a manifest once, at start-up, so a bad file stops the gateway before it serves. */
-export function loadTrustedDocuments(path: string): ReadonlyMap<string, string> {
+/**
+ * Reads and checks the manifests once, at start-up, so a bad file stops the gateway before it
+ * serves. Each path is a manifest, or a folder whose `*.json` files are manifests: one per app,
+ * so that each frontend team ships its own. Their documents are merged; one id is one text, in
+ * whichever manifest it appears.
+ */
+export function loadTrustedDocuments(paths: readonly string[]): ReadonlyMap<string, string> {
+  const documents = new Map<string, string>();
+  for (const file of paths.flatMap(manifestFiles)) {
+    for (const [id, text] of Object.entries(readManifest(file))) {
+      if (documents.has(id) && documents.get(id) !== text) {
+        throw new Error(`TRUSTED_DOCUMENTS: ${file} gives document ${id} another text than an earlier manifest.`);
+      }
+      documents.set(id, text);
+    }
+  }
+  return documents;
+}
+
+function manifestFiles(path: string): string[] {
+  let folder: boolean;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch (error) {
+    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+  }
+  if (!folder) return [path];
+  const files = readdirSync(path)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => join(path, name));
+  if (files.length === 0) throw new Error(`TRUSTED_DOCUMENTS: the folder ${path} holds no .json manifest.`);
+  return files;
+}
+
+function readManifest(path: string): Record<string, string> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -26,7 +61,7 @@ export function loadTrustedDocuments(path: string): ReadonlyMap<string, string> 
   if (!manifest.success || Object.keys(manifest.data).length === 0) {
     throw new Error(`TRUSTED_DOCUMENTS: ${path} must be a non-empty JSON object mapping document ids to document text.`);
   }
-  return new Map(Object.entries(manifest.data));
+  return manifest.data;
 }
 
 /**

@@ -12,20 +12,22 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type UpstreamCallEstimate, upstreamCallsExceeded } from '../upstream/budget.js';
+import type { GatewayContext } from '../context.js';
+import type { UpstreamCallEstimate } from '../upstream/budget.js';
 
 /**
  * MAX_UPSTREAM_CALLS, checked before execution: the root fields' estimates are summed (identical
- * reads count once, as the per-request DataLoader sends them once) and an operation over the budget
- * is answered LIMIT_EXCEEDED without a single upstream request. The Caller counts real calls too,
- * so an estimate that falls short still cannot fan out past the budget.
+ * reads count once, as the per-request DataLoader sends them once) and reserved from the HTTP
+ * request's budget, which the operations of a batch share; an operation that does not fit is
+ * answered LIMIT_EXCEEDED without a single upstream request. The Caller counts real calls too, so
+ * an estimate that falls short still cannot fan out past the budget.
  */
-export function useUpstreamBudget(maxCalls: number): Plugin {
+export function useUpstreamBudget(): Plugin<GatewayContext> {
   return {
     onExecute: ({ args, setResultAndStopExecution }) => {
       const needed = estimateUpstreamCalls(args.schema, args.document, args.variableValues, args.operationName);
-      if (needed <= maxCalls) return;
-      const error = upstreamCallsExceeded(maxCalls, needed);
+      const error = args.contextValue.caller.budget.reserve(needed);
+      if (!error) return;
       // Nothing ran, like a validation error: 400 for application/graphql-response+json (GraphQL over HTTP).
       setResultAndStopExecution({
         errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })],

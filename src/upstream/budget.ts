@@ -8,12 +8,48 @@ import { limitExceeded } from '../errors.js';
  */
 export type UpstreamCallEstimate = (args: Record<string, unknown>) => number;
 
-/** MAX_UPSTREAM_CALLS exceeded: before execution (`needed` known) or at the call past the budget. */
-export function upstreamCallsExceeded(max: number, needed?: number): GraphQLError {
+/**
+ * MAX_UPSTREAM_CALLS exceeded: before execution (`needed` known) or at the call past the budget.
+ * `used` is what the other operations of the same batched request had already reserved.
+ */
+export function upstreamCallsExceeded(max: number, needed?: number, used = 0): GraphQLError {
   const what = needed === undefined ? 'needs more than' : `would need ${needed} upstream requests, more than`;
+  const allowed = used === 0 ? `the ${max} upstream requests allowed` : `the ${max - used} left of the ${max} upstream requests allowed per HTTP request`;
   return limitExceeded(
     'upstreamCalls',
     max,
-    `This operation ${what} the ${max} upstream requests allowed (MAX_UPSTREAM_CALLS). Ask for fewer records or fewer aliased fields per request.`,
+    `This operation ${what} ${allowed} (MAX_UPSTREAM_CALLS). Ask for fewer records or fewer aliased fields per request.`,
   );
+}
+
+/**
+ * The upstream calls and the time one HTTP request may use: MAX_UPSTREAM_CALLS and
+ * REQUEST_DEADLINE_MS. Every operation of a batched request draws on the same budget, so a batch
+ * of ten costs the upstream no more than one operation may.
+ */
+export class RequestBudget {
+  readonly max: number;
+  /** When the request's time is up (Date.now() time), and its length, for the error message. */
+  readonly deadline: { at: number; ms: number };
+  #reserved = 0;
+  #sent = 0;
+
+  constructor(maxCalls: number, deadlineMs: number) {
+    this.max = maxCalls;
+    this.deadline = { at: Date.now() + deadlineMs, ms: deadlineMs };
+  }
+
+  /** Before an operation runs: sets its estimate aside, or returns the error when it does not fit. */
+  reserve(needed: number): GraphQLError | undefined {
+    if (this.#reserved + needed > this.max) return upstreamCallsExceeded(this.max, needed, this.#reserved);
+    this.#reserved += needed;
+    return undefined;
+  }
+
+  /** At each upstream call: counts it, or returns the error once the budget is spent. */
+  spend(): GraphQLError | undefined {
+    if (this.#sent >= this.max) return upstreamCallsExceeded(this.max);
+    this.#sent++;
+    return undefined;
+  }
 }

@@ -20,8 +20,8 @@ async function post(url: string, body: unknown) {
   return { status: response.status, body: await response.json() };
 }
 
-const enforcing = gatewayOverUpstream(undefined, { trustedDocuments: MANIFEST });
-const enforcingOverSandbox = gatewayOverSandbox({ trustedDocuments: MANIFEST });
+const enforcing = gatewayOverUpstream(undefined, { trustedDocuments: [MANIFEST] });
+const enforcingOverSandbox = gatewayOverSandbox({ trustedDocuments: [MANIFEST] });
 
 describe('TRUSTED_DOCUMENTS set', () => {
   const it = enforcing;
@@ -131,16 +131,17 @@ describe('TRUSTED_DOCUMENTS unset', () => {
 
 describe('configuration', () => {
   it('reads the manifest path from TRUSTED_DOCUMENTS', () => {
-    expect(loadConfig({ TRUSTED_DOCUMENTS: MANIFEST }).trustedDocuments).toBe(MANIFEST);
+    expect(loadConfig({ TRUSTED_DOCUMENTS: MANIFEST }).trustedDocuments).toEqual([MANIFEST]);
+    expect(loadConfig({ TRUSTED_DOCUMENTS: ' web.json , admin/ ' }).trustedDocuments).toEqual(['web.json', 'admin/']);
     expect(loadConfig({}).trustedDocuments).toBeUndefined();
   });
 
   it('refuses to start with a manifest it cannot use', () => {
     const upstreamUrl = new URL('http://127.0.0.1:9/v2');
-    expect(() => createGateway({ upstreamUrl, trustedDocuments: '/nonexistent/manifest.json' })).toThrow(
+    expect(() => createGateway({ upstreamUrl, trustedDocuments: ['/nonexistent/manifest.json'] })).toThrow(
       /^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json \(ENOENT\)\.$/,
     );
-    expect(() => createGateway({ upstreamUrl, trustedDocuments: new URL('../../package.json', import.meta.url).pathname })).toThrow(
+    expect(() => createGateway({ upstreamUrl, trustedDocuments: [new URL('../../package.json', import.meta.url).pathname] })).toThrow(
       /must be a non-empty JSON object mapping document ids to document text/,
     );
   });
@@ -150,7 +151,7 @@ describe('configuration', () => {
     writeFileSync(secret, 'DB_PASSWORD=hunter2-very-secret\n');
     let message = '';
     try {
-      createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), trustedDocuments: secret });
+      createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), trustedDocuments: [secret] });
     } catch (error) {
       message = (error as Error).message;
     }
