@@ -89,7 +89,7 @@ describe('urql', () => {
     expect(sent).toHaveLength(3);
   });
 
-  it('sends a known query by hash alone with persistedExchange', async ({ gateway }) => {
+  it('sends a known query by hash alone with persistedExchange: hash, then hash and text once, then hash, all by GET', async ({ gateway }) => {
     const sent: Sent[] = [];
     const query = gql`
       query UrqlPersisted {
@@ -112,7 +112,7 @@ describe('urql', () => {
     expect((await make().query(query, {}).toPromise()).data).toEqual(expected);
     expect(sent.map((request) => [request.method, request.url.searchParams.has('query') || request.body?.query !== undefined])).toEqual([
       ['GET', false],
-      ['POST', true],
+      ['GET', true],
       ['GET', false],
     ]);
   });
