@@ -13,7 +13,7 @@ const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
  * the loaders that deduplicate its upstream reads. Made once per request and never shared; the
  * loaders are only built when a resolver needs them.
  */
-export class Caller {
+class Caller {
   /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
   readonly authorization: string | null;
   readonly requestId: string;

@@ -12,9 +12,10 @@ export type UpstreamCallEstimate = (args: Record<string, unknown>) => number;
  * MAX_UPSTREAM_CALLS exceeded: before execution (`needed` known) or at the call past the budget.
  * `used` is what the other operations of the same batched request had already reserved.
  */
-export function upstreamCallsExceeded(max: number, needed?: number, used = 0): GraphQLError {
+function upstreamCallsExceeded(max: number, needed?: number, used = 0): GraphQLError {
   const what = needed === undefined ? 'needs more than' : `would need ${needed} upstream requests, more than`;
-  const allowed = used === 0 ? `the ${max} upstream requests allowed` : `the ${max - used} left of the ${max} upstream requests allowed per HTTP request`;
+  const allowed =
+    used === 0 ? `the ${max} upstream requests allowed` : `the ${max - used} left of the ${max} upstream requests allowed per HTTP request`;
   return limitExceeded(
     'upstreamCalls',
     max,

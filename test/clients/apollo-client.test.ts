@@ -123,7 +123,10 @@ describe('Apollo Client', () => {
       }
     `;
     const all = await client.query({ query: both, errorPolicy: 'all' });
-    expect(all.data).toEqual({ ok: { __typename: 'ApiKeyConnection', edges: [{ __typename: 'ApiKeyEdge', node: { __typename: 'ApiKey', id: 'ak_001' } }] }, tooMany: null });
+    expect(all.data).toEqual({
+      ok: { __typename: 'ApiKeyConnection', edges: [{ __typename: 'ApiKeyEdge', node: { __typename: 'ApiKey', id: 'ak_001' } }] },
+      tooMany: null,
+    });
     const errors = (all.error as unknown as { errors: Array<{ message: string; path: string[]; extensions: { code: string } }> }).errors;
     expect(errors.map(({ path, extensions }) => [path, extensions.code])).toEqual([[['tooMany'], 'BAD_USER_INPUT']]);
     await expect(client.query({ query: both, fetchPolicy: 'network-only' })).rejects.toThrow('"first" must be between 0 and 100.');
@@ -142,7 +145,9 @@ describe('Apollo Client', () => {
     ]);
     expect((a.data as { apiKeys: { edges: unknown[] } }).apiKeys.edges).toHaveLength(1);
     expect((b.data as { apiKeys: { edges: unknown[] } }).apiKeys.edges).toHaveLength(2);
-    expect(c.data).toEqual({ updateCategory: { __typename: 'UpdateCategoryPayload', category: { __typename: 'Category', id: 'cat_003', name: 'Batched' } } });
+    expect(c.data).toEqual({
+      updateCategory: { __typename: 'UpdateCategoryPayload', category: { __typename: 'Category', id: 'cat_003', name: 'Batched' } },
+    });
     // One HTTP request for all three, answered with an array in the same order.
     expect(sent.map((request) => (Array.isArray(request.body) ? request.body.length : 'single'))).toEqual([3]);
   });
@@ -162,13 +167,18 @@ describe('Apollo Client', () => {
         }
       }
     `;
-    const expected = { apiKeys: { __typename: 'ApiKeyConnection', nodes: ['ak_001', 'ak_002', 'ak_003'].map((id) => ({ __typename: 'ApiKey', id })) } };
+    const expected = {
+      apiKeys: { __typename: 'ApiKeyConnection', nodes: ['ak_001', 'ak_002', 'ak_003'].map((id) => ({ __typename: 'ApiKey', id })) },
+    };
     const first = new ApolloClient({ link, cache: new InMemoryCache() });
     expect((await first.query({ query })).data).toEqual(expected);
     const second = new ApolloClient({ link, cache: new InMemoryCache() });
     expect((await second.query({ query })).data).toEqual(expected);
     expect(
-      sent.map((request) => [request.method, request.method === 'GET' ? new URL(request.url).searchParams.has('query') : 'query' in (request.body as object)]),
+      sent.map((request) => [
+        request.method,
+        request.method === 'GET' ? new URL(request.url).searchParams.has('query') : 'query' in (request.body as object),
+      ]),
     ).toEqual([
       ['GET', false],
       ['POST', true],

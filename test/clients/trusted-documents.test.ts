@@ -6,6 +6,7 @@ import { createVmsClient, listAllApiKeys, updateCategory } from '../../examples/
 import manifest from '../../examples/generated/persisted-documents.json' with { type: 'json' };
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
+import { loadTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
 import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 
@@ -143,6 +144,24 @@ describe('configuration', () => {
     );
     expect(() => createGateway({ upstreamUrl, trustedDocuments: [new URL('../../package.json', import.meta.url).pathname] })).toThrow(
       /must be a non-empty JSON object mapping document ids to document text/,
+    );
+  });
+
+  it('reads one manifest per app: a list of files, or a folder of them, merged by document id', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'manifests-'));
+    writeFileSync(join(folder, 'web.json'), JSON.stringify({ 'sha256:aa': '{ __typename }', 'sha256:bb': 'query B { __typename }' }));
+    writeFileSync(join(folder, 'admin.json'), JSON.stringify({ 'sha256:aa': '{ __typename }', 'sha256:cc': 'query C { __typename }' }));
+    writeFileSync(join(folder, 'notes.txt'), 'not a manifest');
+    const expected = new Map([
+      ['sha256:aa', '{ __typename }'],
+      ['sha256:cc', 'query C { __typename }'],
+      ['sha256:bb', 'query B { __typename }'],
+    ]);
+    expect(loadTrustedDocuments([folder])).toEqual(expected);
+    expect(loadTrustedDocuments([join(folder, 'admin.json'), join(folder, 'web.json')])).toEqual(expected);
+    writeFileSync(join(folder, 'zz.json'), JSON.stringify({ 'sha256:aa': 'query Other { __typename }' }));
+    expect(() => loadTrustedDocuments([folder])).toThrow(
+      `TRUSTED_DOCUMENTS: ${join(folder, 'zz.json')} gives document sha256:aa another text than an earlier manifest.`,
     );
   });
 

@@ -1,4 +1,4 @@
-import { cacheExchange as documentCacheExchange, Client, fetchExchange, gql } from '@urql/core';
+import { Client, cacheExchange as documentCacheExchange, fetchExchange, gql } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { persistedExchange } from '@urql/exchange-persisted';
@@ -47,7 +47,12 @@ type Page = { apiKeys: { edges: Array<{ node: { id: string } }>; pageInfo: { has
 describe('urql', () => {
   it('with its default options sends queries by GET with only the Authorization header, and mutations by POST', async ({ gateway }) => {
     const sent: Sent[] = [];
-    const client = new Client({ url: gateway.url, exchanges: [documentCacheExchange, fetchExchange], fetchOptions, fetch: recordingFetch(sent) });
+    const client = new Client({
+      url: gateway.url,
+      exchanges: [documentCacheExchange, fetchExchange],
+      fetchOptions,
+      fetch: recordingFetch(sent),
+    });
     const keys = await client.query(API_KEYS, { first: 2 }).toPromise();
     expect(keys.error).toBeUndefined();
     expect((keys.data as Page).apiKeys.edges.map((edge) => edge.node.id)).toEqual(['ak_001', 'ak_002']);
@@ -66,7 +71,9 @@ describe('urql', () => {
         {},
       )
       .toPromise();
-    expect(renamed.data).toEqual({ updateCategory: { __typename: 'UpdateCategoryPayload', category: { __typename: 'Category', id: 'cat_004', name: 'From urql' } } });
+    expect(renamed.data).toEqual({
+      updateCategory: { __typename: 'UpdateCategoryPayload', category: { __typename: 'Category', id: 'cat_004', name: 'From urql' } },
+    });
     expect(sent.map((request) => [request.method, request.url.searchParams.has('query')])).toEqual([
       ['GET', true],
       ['POST', false],
@@ -85,11 +92,15 @@ describe('urql', () => {
     while (page.apiKeys.pageInfo.hasNextPage) {
       page = (await client.query(API_KEYS, { first: 25, after: page.apiKeys.pageInfo.endCursor }).toPromise()).data as Page;
     }
-    expect(page.apiKeys.edges.map((edge) => edge.node.id)).toEqual(Array.from({ length: 62 }, (_, i) => `ak_${String(i + 1).padStart(3, '0')}`));
+    expect(page.apiKeys.edges.map((edge) => edge.node.id)).toEqual(
+      Array.from({ length: 62 }, (_, i) => `ak_${String(i + 1).padStart(3, '0')}`),
+    );
     expect(sent).toHaveLength(3);
   });
 
-  it('sends a known query by hash alone with persistedExchange: hash, then hash and text once, then hash, all by GET', async ({ gateway }) => {
+  it('sends a known query by hash alone with persistedExchange: hash, then hash and text once, then hash, all by GET', async ({
+    gateway,
+  }) => {
     const sent: Sent[] = [];
     const query = gql`
       query UrqlPersisted {

@@ -143,6 +143,45 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
+  it('logs one line per operation of a batch, in order, with the one request id and its place in the batch', async ({ gateway }) => {
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: TOKEN, 'x-request-id': 'req-log-batch' },
+      body: JSON.stringify([{ query: RENAME }, { query: 'query One { apiKeys(first: 1) { nodes { id } } }' }, { query: '{' }]),
+    });
+    expect(response.headers.get('x-request-id')).toBe('req-log-batch');
+    expect((await response.json()) as unknown[]).toHaveLength(3);
+    const lines = logs.lines('graphql request').filter((line) => line.requestId === 'req-log-batch');
+    expect(
+      lines.map(({ batch, operationName, operationType, upstreamCalls, outcome, errorCodes }) => ({
+        batch,
+        operationName,
+        operationType,
+        upstreamCalls,
+        outcome,
+        errorCodes,
+      })),
+    ).toEqual([
+      {
+        batch: { index: 0, size: 3 },
+        operationName: 'Rename',
+        operationType: 'mutation',
+        upstreamCalls: 1,
+        outcome: 'error',
+        errorCodes: ['NOT_FOUND'],
+      },
+      { batch: { index: 1, size: 3 }, operationName: 'One', operationType: 'query', upstreamCalls: 1, outcome: 'ok', errorCodes: [] },
+      {
+        batch: { index: 2, size: 3 },
+        operationName: null,
+        operationType: null,
+        upstreamCalls: 0,
+        outcome: 'error',
+        errorCodes: ['GRAPHQL_PARSE_FAILED'],
+      },
+    ]);
+  });
+
   it('never writes the token, the cookie, the upstream address or a stack trace', ({ upstream }) => {
     const all = logs.raw.join('');
     expect(logs.raw.length).toBeGreaterThanOrEqual(6);

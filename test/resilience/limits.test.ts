@@ -230,7 +230,7 @@ describe('CSRF prevention', () => {
     upstream,
   }) => {
     // Browsers attach Basic credentials on their own, so they prove nothing about who sent the request.
-    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }]) {
+    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }] as Array<Record<string, string>>) {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
         const simple = await fetch(gateway.url, {
           method: 'POST',
