@@ -10,5 +10,5 @@ import { reportToParent } from './probe.js';
 // Production's defaults (no GraphiQL, introspection or CORS), as a deployment runs.
 const settings = defaultSettings({ production: true });
 const gateway = createGateway({ ...settings, upstreamUrl: new URL(process.env.UPSTREAM_URL!) });
-const server = createHttpServer(gateway.yoga, settings);
+const server = createHttpServer(gateway, settings);
 server.listen(0, '127.0.0.1', () => reportToParent((server.address() as AddressInfo).port));

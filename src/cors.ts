@@ -1,33 +1,82 @@
 import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
+import type { Settings } from './config/settings.js';
 
-/** Headers a browser app may send: the bearer token, JSON, its request id and Yoga's CSRF header. */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-request-id', 'x-graphql-yoga-csrf'];
+/**
+ * Request headers a page on a listed origin may send: the bearer token, JSON, its request id and
+ * Yoga's CSRF header, and what frontend stacks add on their own: Apollo's client awareness and
+ * the GraphQL-over-HTTP client name, W3C trace context (OpenTelemetry's fetch instrumentation),
+ * Sentry's tracing headers. CORS_ALLOWED_HEADERS adds to it. A list rather than mirroring
+ * whatever a preflight asks for, so the answer says what the gateway reads.
+ */
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'x-request-id',
+  'x-graphql-yoga-csrf',
+  'apollographql-client-name',
+  'apollographql-client-version',
+  'graphql-client-name',
+  'graphql-client-version',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'sentry-trace',
+];
+/** Answer headers a page may read: its request id, and how long to wait after a 429 or 503. */
+const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After'];
 /** How long a browser may reuse a preflight answer, in seconds. */
 const CORS_MAX_AGE_SECONDS = 600;
 
 type CorsOption = NonNullable<YogaServerOptions<object, object>['cors']>;
+type CorsOptions = Exclude<Awaited<ReturnType<Extract<CorsOption, (...args: never[]) => unknown>>>, false>;
+
+export interface CorsPolicy {
+  /** Yoga's `cors` option. */
+  yoga: CorsOption;
+  /** The CORS headers of an answer written before Yoga (413 and the like), for the request's Origin. */
+  headersFor(origin: string | undefined): Record<string, string>;
+}
+
+type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowedHeaders' | 'corsAllowCredentials'>;
 
 /**
- * Yoga's `cors` option for an allow-list. A listed origin gets itself back, never the list; any
- * other origin gets no CORS headers at all. Bearer tokens only, so credentials stay off.
+ * CORS for an allow-list. A listed origin gets itself back, never the list; any other origin gets
+ * no CORS headers at all. Credentials only when CORS_ALLOW_CREDENTIALS says so, and never with
+ * `*` (refused at start-up). Every answer carries the same headers, Yoga's and the ones written
+ * before Yoga alike, so a page can read a 413 as well as a 200.
  */
-export function corsPolicy(allowList: readonly string[]): CorsOption {
-  const any = allowList.includes(ANY_ORIGIN);
-  const allowed = new Set(allowList);
-  if (!any && allowed.size === 0) return false;
-  const patterns = allowList.map(subdomainMatcher).filter((match) => match !== undefined);
-  return (request: Request) => {
-    const origin = request.headers.get('origin');
-    if (origin === null || !(any || allowed.has(origin) || patterns.some((matches) => matches(origin)))) return false;
-    return {
-      origin,
-      methods: ['GET', 'POST'],
-      allowedHeaders: CORS_ALLOWED_HEADERS,
-      exposedHeaders: ['x-request-id'],
-      credentials: false,
-      maxAge: CORS_MAX_AGE_SECONDS,
-    };
+export function corsPolicy({ corsOrigins, corsAllowedHeaders, corsAllowCredentials }: CorsSettings): CorsPolicy {
+  const any = corsOrigins.includes(ANY_ORIGIN);
+  const exact = new Set(corsOrigins);
+  const patterns = corsOrigins.map(subdomainMatcher).filter((match) => match !== undefined);
+  const allowedHeaders = [...new Set([...CORS_ALLOWED_HEADERS, ...corsAllowedHeaders])];
+  const allowed = (origin: string | null | undefined): origin is string =>
+    origin != null && (any || exact.has(origin) || patterns.some((matches) => matches(origin)));
+  const optionsFor = (origin: string): CorsOptions => ({
+    origin,
+    methods: ['GET', 'POST'],
+    allowedHeaders,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    credentials: corsAllowCredentials,
+    maxAge: CORS_MAX_AGE_SECONDS,
+  });
+  if (!any && exact.size === 0) return { yoga: false, headersFor: () => ({}) };
+  return {
+    yoga: (request: Request) => {
+      const origin = request.headers.get('origin');
+      return allowed(origin) ? optionsFor(origin) : false;
+    },
+    headersFor: (origin) => {
+      if (!allowed(origin)) return { vary: 'Origin' };
+      return {
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '),
+        ...(corsAllowCredentials ? { 'access-control-allow-credentials': 'true' } : {}),
+        vary: 'Origin',
+      };
+    },
   };
 }
 

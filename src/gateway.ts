@@ -21,6 +21,7 @@ import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
+import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-headers.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
@@ -48,6 +49,8 @@ export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & {
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
+  /** Headers for answers written before Yoga (src/server/http-server.ts): CORS and nosniff, as Yoga's answers carry. */
+  headersBeforeYoga(origin: string | undefined): Record<string, string>;
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
   close(): Promise<void>;
@@ -65,7 +68,7 @@ export function createGateway({
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
-  const metrics = createMetrics({ namesAreTrusted: trustedDocuments !== undefined });
+  const metrics = createMetrics({ namesAreTrusted: trustedDocuments !== undefined, clientNames: settings.metricsClientNames });
   const logCall = logUpstreamCall(logger);
   const logLine = logRequest(logger);
   const client = new UpstreamClient({
@@ -101,7 +104,7 @@ export function createGateway({
       metrics.observeRequest(summary);
     }),
     // One server span per operation, the parent of the upstream calls' spans.
-    tracer ? useTracing(tracer) : [],
+    tracer ? useTracing(tracer, { continueCallerTrace: settings.traceCallerContext }) : [],
     // GET /ready, answered in onRequest, whatever the upstream's health.
     useReadiness(),
     // GraphiQL's static files under /graphiql/, answered in onRequest; the page itself is Yoga's.
@@ -120,12 +123,15 @@ export function createGateway({
     settings.fieldSuggestions ? [] : useHiddenSuggestions(),
     // private, no-store on every answer but preflights: each depends on the caller's token.
     useCacheControl(),
+    // nosniff on every answer; framing and script policy on GraphiQL's page.
+    useSecurityHeaders(),
     // With an allow-list the CORS headers depend on Origin: say so to caches.
     settings.corsOrigins.length > 0 ? useVaryOrigin() : [],
     // Last: compresses the final body, with every header already set.
     useCompression(settings.compressionMinBytes),
   ].flat();
 
+  const cors = corsPolicy(settings);
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema,
     context: callerContext(client, settings),
@@ -134,12 +140,17 @@ export function createGateway({
     logging: false,
     maskedErrors: { isDev: false },
     ...graphiqlOptions(settings.graphiql, graphiqlHeaders),
-    cors: corsPolicy(settings.corsOrigins),
+    cors: cors.yoga,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
     // A JSON array of operations, answered with an array; the batch shares one upstream budget and deadline.
     batching: { limit: settings.maxBatchSize },
     plugins,
   });
-  return { yoga, metrics, close: () => client.close() };
+  return {
+    yoga,
+    metrics,
+    headersBeforeYoga: (origin) => ({ ...cors.headersFor(origin), ...SECURITY_HEADERS }),
+    close: () => client.close(),
+  };
 }

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     logger,
     tracerProvider: tracing?.provider,
   });
-  const server = createHttpServer(gateway.yoga, settings);
+  const server = createHttpServer(gateway, settings);
   const metricsServer = createMetricsServer(gateway.metrics);
   const [port, metricsPort] = await Promise.all([
     listen(server, settings.port, settings.host),

@@ -110,3 +110,33 @@ export const pathList = z
   )
   .refine((paths) => paths.length > 0, 'must name at least one file or folder')
   .describe('file and folder paths, separated by commas');
+
+/** A comma-separated list of HTTP header names, e.g. `x-tenant-id, x-app-build`. */
+export const headerNames = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  )
+  .refine(
+    (names) => names.every((name) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)),
+    'must be HTTP header names separated by commas',
+  )
+  .describe('header names separated by commas');
+
+/** A comma-separated list of client names such as `web-app, admin-console`. */
+export const nameList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  )
+  .refine((names) => names.every((name) => CLIENT_NAME.test(name)), 'must be names of letters, digits and . _ - / @, separated by commas')
+  .describe('names separated by commas');
+
+/** What a client name or version may look like to be shown at all: a plain short token. */
+export const CLIENT_NAME = /^[A-Za-z0-9._@/-]{1,64}$/;

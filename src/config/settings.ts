@@ -3,9 +3,11 @@ import {
   ANY_ORIGIN,
   bytes,
   flag,
+  headerNames,
   httpUrl,
   isLoopback,
   milliseconds,
+  nameList,
   oneOf,
   originList,
   pathList,
@@ -330,7 +332,22 @@ export const SETTINGS = {
     parse: originList,
     default: ({ production }) => (production ? [] : [ANY_ORIGIN]),
     defaultText: '`*`, none when `NODE_ENV=production`',
-    doc: 'Browser origins allowed to call, exact (scheme, host and port), or `*` for any ([clients](clients.md#browser-apps)).',
+    doc: 'Browser origins allowed to call, exact (scheme, host and port), `https://*.example.com` for its subdomains, or `*` for any ([clients](clients.md#browser-apps)).',
+    section: 'clients',
+  }),
+  corsAllowedHeaders: setting({
+    env: 'CORS_ALLOWED_HEADERS',
+    parse: headerNames,
+    default: [],
+    defaultText: 'none',
+    doc: 'Request headers a listed origin may send beyond the built-in list (the token, JSON, request id, CSRF, client awareness, W3C trace context, Sentry) ([clients](clients.md#browser-apps)).',
+    section: 'clients',
+  }),
+  corsAllowCredentials: setting({
+    env: 'CORS_ALLOW_CREDENTIALS',
+    parse: flag,
+    default: false,
+    doc: 'Answer `Access-Control-Allow-Credentials: true` to listed origins, for apps whose HTTP client sends `credentials: include`; never with `CORS_ORIGINS=*`. Cookies still authenticate nothing.',
     section: 'clients',
   }),
 
@@ -347,6 +364,21 @@ export const SETTINGS = {
     default: undefined,
     defaultText: 'unset: tracing off',
     doc: 'OTLP/HTTP collector base address; spans go to `<endpoint>/v1/traces`. The other `OTEL_EXPORTER_OTLP_*` variables are honoured too.',
+    section: 'operations',
+  }),
+  traceCallerContext: setting({
+    env: 'TRACE_CALLER_CONTEXT',
+    parse: flag,
+    default: true,
+    doc: 'Continue a caller’s W3C `traceparent`, so a browser’s trace runs through the gateway to the upstream; `false` starts every trace at the gateway, for a public gateway.',
+    section: 'operations',
+  }),
+  metricsClientNames: setting({
+    env: 'METRICS_CLIENT_NAMES',
+    parse: nameList,
+    default: undefined,
+    defaultText: 'unset: the first 20 seen',
+    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other`.',
     section: 'operations',
   }),
   serviceName: setting({
@@ -376,6 +408,11 @@ export const SETTING_RULES: ReadonlyArray<{ refused: (settings: Settings) => boo
       production && upstreamUrl?.protocol === 'http:' && !isLoopback(upstreamUrl.hostname) && !upstreamAllowHttp,
     message:
       'UPSTREAM_URL must be https:// with NODE_ENV=production unless its host is loopback, or bearer tokens cross the network in clear; UPSTREAM_ALLOW_HTTP=true accepts it where a mesh encrypts the hop.',
+  },
+  {
+    refused: (settings) => settings.corsAllowCredentials && settings.corsOrigins.includes(ANY_ORIGIN),
+    message:
+      'CORS_ALLOW_CREDENTIALS=true needs CORS_ORIGINS to list origins: with `*` (the default outside production) any site could read answers made with its visitors’ credentials.',
   },
   {
     refused: (settings) => settings.headersTimeoutMs > settings.requestTimeoutMs,

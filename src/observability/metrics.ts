@@ -8,9 +8,14 @@ import type { RequestSummary } from './request-summary.js';
 /** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */
 export const MAX_OPERATION_NAMES = 100;
 
+/** Client names and versions (client awareness): past this many distinct ones, further ones count as `other`. */
+export const MAX_CLIENT_LABELS = 20;
+
 export interface MetricsOptions {
   /** Operation names come from the trusted documents, so any that ran may be a label. @default false */
   namesAreTrusted?: boolean;
+  /** The client names that get a label of their own; others are `other`. @default the first MAX_CLIENT_LABELS seen */
+  clientNames?: readonly string[] | undefined;
 }
 
 export interface Metrics {
@@ -30,11 +35,11 @@ export interface UpstreamGaugeSources {
 const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, open: 2 };
 
 /** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
-export function createMetrics({ namesAreTrusted = false }: MetricsOptions = {}): Metrics {
+export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   if (cluster.isWorker) reportToPrimary(registry);
-  const operationLabels = ['operation_name', 'operation_type', 'outcome'] as const;
+  const operationLabels = ['operation_name', 'operation_type', 'outcome', 'client_name', 'client_version'] as const;
   const upstreamLabels = ['method', 'route', 'status_class'] as const;
   const requests = new Counter({
     name: 'gateway_graphql_requests_total',
@@ -61,17 +66,28 @@ export function createMetrics({ namesAreTrusted = false }: MetricsOptions = {}):
     registers: [registry],
   });
 
-  const names = new Set<string>();
   // Only a name vouched for takes one of the label slots: an operation that ran for a token the
   // upstream accepted, or a trusted document. Junk names sent without a token count as `other`.
-  const operationName = ({ operationName: name, executed, upstreamAccepted }: RequestSummary): string => {
+  const vouched = ({ executed, upstreamAccepted }: RequestSummary) => executed && (upstreamAccepted || namesAreTrusted);
+  const operationNames = boundedLabels(MAX_OPERATION_NAMES);
+  const operationName = (summary: RequestSummary): string => {
+    const name = summary.operationName;
     if (name === undefined) return 'anonymous';
-    if (!executed || !(upstreamAccepted || namesAreTrusted)) return 'other';
-    if (!/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
-    if (names.has(name)) return name;
-    if (names.size >= MAX_OPERATION_NAMES) return 'other';
-    names.add(name);
-    return name;
+    if (!vouched(summary) || !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
+    return operationNames(name);
+  };
+  const listedClients = clientNames ? new Set(clientNames) : undefined;
+  const seenClients = boundedLabels(MAX_CLIENT_LABELS);
+  const clientVersions = boundedLabels(MAX_CLIENT_LABELS);
+  const clientLabels = (summary: RequestSummary) => {
+    const { name, version } = summary.client;
+    if (name === undefined) return { client_name: 'none', client_version: 'none' };
+    const known = name !== 'other' && vouched(summary) && (listedClients ? listedClients.has(name) : seenClients(name) === name);
+    if (!known) return { client_name: 'other', client_version: 'other' };
+    return {
+      client_name: name,
+      client_version: version === undefined ? 'none' : clientVersions(`${name}@${version}`) === 'other' ? 'other' : version,
+    };
   };
   return {
     registry,
@@ -80,6 +96,7 @@ export function createMetrics({ namesAreTrusted = false }: MetricsOptions = {}):
         operation_name: operationName(summary),
         operation_type: summary.operationType ?? 'unknown',
         outcome: summary.outcome,
+        ...clientLabels(summary),
       };
       requests.inc(labels);
       requestSeconds.observe(labels, summary.durationMs / 1000);
@@ -93,6 +110,17 @@ export function createMetrics({ namesAreTrusted = false }: MetricsOptions = {}):
       calls.inc(labels);
       callSeconds.observe(labels, call.durationMs / 1000);
     },
+  };
+}
+
+/** A label value as given while fewer than `max` distinct ones were taken; `other` after that. */
+function boundedLabels(max: number): (value: string) => string {
+  const taken = new Set<string>();
+  return (value) => {
+    if (taken.has(value)) return value;
+    if (taken.size >= max) return 'other';
+    taken.add(value);
+    return value;
   };
 }
 

@@ -10,6 +10,8 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
       {
         requestId: summary.requestId,
         ...(summary.batch ? { batch: summary.batch } : {}),
+        clientName: summary.client.name ?? null,
+        clientVersion: summary.client.version ?? null,
         operationName: summary.operationName ?? null,
         operationType: summary.operationType ?? null,
         status: summary.status,

@@ -1,3 +1,5 @@
+import type { ClientIdentity } from './client-identity.js';
+
 type Outcome = 'ok' | 'partial' | 'error';
 
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
@@ -5,6 +7,8 @@ export interface RequestSummary {
   requestId: string;
   /** The operation's place in a batched request (a JSON array); absent for a single operation. */
   batch?: { index: number; size: number };
+  /** The calling app, from its client-awareness headers. */
+  client: ClientIdentity;
   /** The operation's own name, or undefined for an anonymous or unparsable one. */
   operationName: string | undefined;
   operationType: 'query' | 'mutation' | 'subscription' | undefined;

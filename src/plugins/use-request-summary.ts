@@ -2,6 +2,7 @@ import { type ExecutionResult, getOperationAST } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { CallerContext } from '../context.js';
 import { codeOf } from '../errors.js';
+import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
 import type { RequestSummary } from '../observability/request-summary.js';
 
@@ -82,10 +83,12 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
       records.delete(request);
       const durationMs = performance.now() - record.started;
       const size = record.batch?.length;
+      const client = clientOf(request.headers);
       record.operations.forEach((tracked, index) => {
         const failed = tracked.errorCodes.length > 0 || response.status >= 400;
         listener({
           requestId: requestIdOf(request),
+          client,
           ...(size === undefined ? {} : { batch: { index, size } }),
           operationName: tracked.operationName,
           operationType: tracked.operationType,

@@ -2,22 +2,38 @@ import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';
+import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
 
+export interface TracingOptions {
+  /** Make a valid incoming `traceparent` the parent of the operation's span. */
+  continueCallerTrace: boolean;
+}
+
 /**
- * A SERVER span per GraphQL operation, continuing the caller's W3C trace when it sent one. The span
- * is made active around the operation, so the upstream calls made by its resolvers become children.
- * Needs a registered tracer provider (context manager and W3C propagator), see src/observability/tracing.ts.
+ * A SERVER span per GraphQL operation, continuing the caller's W3C trace when it sent one (unless
+ * TRACE_CALLER_CONTEXT=false), so a browser's trace runs on through the gateway to the upstream
+ * call. The span is made active around the operation, so the upstream calls made by its resolvers
+ * become children. It names the calling app (client awareness). Needs a registered tracer provider
+ * (context manager and W3C propagator), see src/observability/tracing.ts.
  */
-export function useTracing(tracer: Tracer): Plugin {
+export function useTracing(tracer: Tracer, { continueCallerTrace }: TracingOptions): Plugin {
   const spans = new WeakMap<Request, Span>();
   return {
     instrumentation: {
       operation: ({ request }, wrapped) => {
-        const parent = propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers));
+        const parent = continueCallerTrace ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
+        const client = clientOf(request.headers);
         const span = tracer.startSpan(
           'graphql operation',
-          { kind: SpanKind.SERVER, attributes: { 'gateway.request_id': requestIdOf(request) } },
+          {
+            kind: SpanKind.SERVER,
+            attributes: {
+              'gateway.request_id': requestIdOf(request),
+              ...(client.name === undefined ? {} : { 'graphql.client.name': client.name }),
+              ...(client.version === undefined ? {} : { 'graphql.client.version': client.version }),
+            },
+          },
           parent,
         );
         spans.set(request, span);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { Readable } from 'node:stream';
 import type { Settings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
+import type { Gateway } from '../gateway.js';
 
 type ServerSettings = Pick<Settings, 'maxBodyBytes' | 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections'>;
 
@@ -17,8 +18,12 @@ type ServerSettings = Pick<Settings, 'maxBodyBytes' | 'keepAliveTimeoutMs' | 'he
  * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
  * request, no cap) let a slow client hold sockets for as long as it likes.
  */
-export function createHttpServer(handler: RequestListener, settings: ServerSettings): Server {
+export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: ServerSettings): Server {
   const { maxBodyBytes } = settings;
+  const handler: RequestListener = gateway.yoga;
+  // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) =>
+    refuseTooLarge(res, maxBodyBytes, gateway.headersBeforeYoga(req.headers.origin));
   const server = createServer(
     {
       keepAliveTimeout: settings.keepAliveTimeoutMs,
@@ -31,13 +36,13 @@ export function createHttpServer(handler: RequestListener, settings: ServerSetti
       const declared = req.headers['content-length'];
       // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
       if (declared !== undefined) {
-        if (Number(declared) > maxBodyBytes) return tooLarge(res, maxBodyBytes);
+        if (Number(declared) > maxBodyBytes) return tooLarge(req, res);
         return handler(req, res);
       }
       if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
       readCapped(req, maxBodyBytes).then(
         (body) => {
-          if (body === null) return tooLarge(res, maxBodyBytes);
+          if (body === null) return tooLarge(req, res);
           // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
           // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
           (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
@@ -50,7 +55,7 @@ export function createHttpServer(handler: RequestListener, settings: ServerSetti
   server.maxConnections = settings.maxConnections;
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
-    if (Number(req.headers['content-length']) > maxBodyBytes) return tooLarge(res, maxBodyBytes);
+    if (Number(req.headers['content-length']) > maxBodyBytes) return tooLarge(req, res);
     res.writeContinue();
     server.emit('request', req, res);
   });
@@ -76,12 +81,13 @@ function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null>
   });
 }
 
-function tooLarge(res: ServerResponse, limit: number): void {
+function refuseTooLarge(res: ServerResponse, limit: number, headers: Record<string, string>): void {
   const body = JSON.stringify({
     errors: [{ message: `The request body is larger than ${limit} bytes.`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
   });
   // Closing the connection spares reading the rest of an oversized body just to keep it alive.
   res.writeHead(413, {
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'private, no-store',

@@ -21,9 +21,21 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
+    // Every Content-Security-Policy violation the page reports, and every console error.
+    const violations: string[] = [];
+    await page.exposeFunction('reportViolation', (text: string) => violations.push(text));
+    await page.addInitScript(() =>
+      document.addEventListener('securitypolicyviolation', (event) =>
+        (window as unknown as { reportViolation(text: string): void }).reportViolation(`${event.violatedDirective} ${event.blockedURI}`),
+      ),
+    );
+    page.on('console', (message) => {
+      if (message.type() === 'error') violations.push(message.text());
+    });
     const executed = page.waitForRequest((request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'ApiKeys');
 
-    await page.goto(gateway.url);
+    const opened = await page.goto(gateway.url);
+    expect(opened!.headers()['content-security-policy']).toContain("script-src 'self'");
     await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(['ApiKeys', 'UpdateCategory']);
     await page.locator('.graphiql-execute-button').click();
 
@@ -60,5 +72,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       data: { updateCategory: { category: { id: 'cat_001', name: 'Renamed in GraphiQL', value: 'category-1' } } },
     });
     await expect.poll(() => shown(page.locator('.graphiql-response')), { timeout: 15_000 }).toContain('"name": "Renamed in GraphiQL"');
+    // All of it under the page's strict policy (scripts and styles from the gateway only), without a single violation.
+    expect(violations).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/settings.js';
+import { CORS_ALLOWED_HEADERS } from '../../src/cors.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
@@ -64,8 +65,8 @@ describe('a preflight', () => {
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
-      'access-control-allow-headers': 'Authorization, Content-Type, x-request-id, x-graphql-yoga-csrf',
-      'access-control-expose-headers': 'x-request-id',
+      'access-control-allow-headers': CORS_ALLOWED_HEADERS.join(', '),
+      'access-control-expose-headers': 'x-request-id, Retry-After',
       'access-control-max-age': '600',
     });
     expect(answer.headers.vary).toBe('Origin');
@@ -111,6 +112,95 @@ describe('a preflight', () => {
   });
 });
 
+describe('what frontend stacks send', () => {
+  const asked = (gateway: RunningGateway, headers: string) =>
+    rawHttp(gateway.url, {
+      method: 'OPTIONS',
+      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+    });
+  const allows = (answer: RawAnswer, header: string) =>
+    String(answer.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(header);
+
+  it.for<[string, string]>([
+    ['Apollo client awareness', 'apollographql-client-name,apollographql-client-version'],
+    ['GraphQL client names', 'graphql-client-name,graphql-client-version'],
+    ['OpenTelemetry fetch instrumentation', 'traceparent,tracestate'],
+    ['Sentry browser tracing', 'sentry-trace,baggage'],
+  ])('the preflight allows %s', async ([, headers], { gateway }) => {
+    const answer = await asked(gateway, `authorization,content-type,${headers}`);
+    expect(answer.status).toBe(204);
+    for (const header of headers.split(',')) expect([header, allows(answer, header)]).toEqual([header, true]);
+  });
+
+  it('CORS_ALLOWED_HEADERS adds to the list, and a header on neither is not allowed', async ({ gateway, upstream, start }) => {
+    const extended = await start.gateway({
+      upstreamUrl: new URL(upstream.url),
+      corsOrigins: [ALLOWED],
+      corsAllowedHeaders: ['x-tenant-id'],
+    });
+    const answer = await asked(extended, 'x-tenant-id,x-unknown');
+    expect([allows(answer, 'x-tenant-id'), allows(answer, 'x-unknown'), allows(answer, 'authorization')]).toEqual([true, false, true]);
+    expect(allows(await asked(gateway, 'x-tenant-id'), 'x-tenant-id')).toBe(false);
+  });
+});
+
+describe('answers written before Yoga', () => {
+  it('a 413 carries the same CORS headers for a listed origin, so the page can read it', async ({ upstream, start }) => {
+    const small = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [ALLOWED], maxBodyBytes: 100 });
+    const answer = await rawHttp(small.url, {
+      method: 'POST',
+      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      body: graphqlBody(`{ __typename } # ${'x'.repeat(200)}`),
+    });
+    expect(answer.status).toBe(413);
+    expect(corsHeaders(answer)).toEqual({
+      'access-control-allow-origin': ALLOWED,
+      'access-control-expose-headers': 'x-request-id, Retry-After',
+    });
+    expect([answer.headers.vary, answer.headers['x-content-type-options']]).toEqual(['Origin', 'nosniff']);
+    expect(JSON.parse(answer.body.toString())).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    const stranger = await rawHttp(small.url, {
+      method: 'POST',
+      headers: { origin: STRANGER, 'content-type': 'application/json' },
+      body: graphqlBody(`{ __typename } # ${'x'.repeat(200)}`),
+    });
+    expect([stranger.status, corsHeaders(stranger)]).toEqual([413, {}]);
+  });
+
+  it('the 400 for a body that is not JSON carries them too', async ({ gateway }) => {
+    const answer = await rawHttp(gateway.url, {
+      method: 'POST',
+      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      body: '{"query": ',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('CORS_ALLOW_CREDENTIALS', () => {
+  it('answers Access-Control-Allow-Credentials: true to listed origins only', async ({ upstream, start }) => {
+    const withCredentials = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [ALLOWED], corsAllowCredentials: true });
+    const [preflightAnswer, real, stranger] = await Promise.all([
+      preflight(withCredentials, ALLOWED),
+      post(withCredentials, ALLOWED),
+      post(withCredentials, STRANGER),
+    ]);
+    expect(preflightAnswer.headers['access-control-allow-credentials']).toBe('true');
+    expect(real.headers['access-control-allow-credentials']).toBe('true');
+    expect(real.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(corsHeaders(stranger)).toEqual({});
+  });
+
+  it('is refused at start-up together with CORS_ORIGINS=*', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: '*', CORS_ALLOW_CREDENTIALS: 'true' })).toThrow(ConfigError);
+  });
+});
+
 describe('a real POST', () => {
   it('from a listed origin carries that origin, Vary: Origin and no credentials header, and is answered', async ({ gateway }) => {
     const answer = await post(gateway, ALLOWED);
@@ -120,6 +210,7 @@ describe('a real POST', () => {
     expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
     expect(answer.headers.vary).toBe('Origin');
     expect(answer.headers['cache-control']).toBe('private, no-store');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('from an origin off the list carries no CORS headers, so a browser will not hand the answer to the page', async ({ gateway }) => {

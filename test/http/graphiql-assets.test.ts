@@ -15,6 +15,20 @@ describe('GraphiQL', () => {
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('private, no-store');
+    // It holds the caller's token in its header editor: no framing, only the gateway's own scripts.
+    expect(
+      Object.fromEntries(
+        ['content-type', 'x-frame-options', 'referrer-policy', 'x-content-type-options'].map((name) => [name, response.headers.get(name)]),
+      ),
+    ).toEqual({
+      'content-type': 'text/html; charset=utf-8',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    });
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     expect(html.length).toBeLessThan(2048);
     const assets = linked(html);
     expect(assets.map((path) => path.replace(/-[0-9a-f]{16}\./, '-HASH.'))).toEqual([

@@ -95,6 +95,8 @@ describe('request and upstream-call lines', () => {
       {
         ...lineBase(40),
         requestId: 'req-log-1',
+        clientName: null,
+        clientVersion: null,
         operationName: 'Keys',
         operationType: 'query',
         status: 200,
@@ -113,6 +115,8 @@ describe('request and upstream-call lines', () => {
       {
         ...lineBase(30),
         requestId: 'req-log-2',
+        clientName: null,
+        clientVersion: null,
         operationName: 'Rename',
         operationType: 'mutation',
         status: 200,
@@ -131,6 +135,8 @@ describe('request and upstream-call lines', () => {
       {
         ...lineBase(30),
         requestId: 'req-log-3',
+        clientName: null,
+        clientVersion: null,
         operationName: null,
         operationType: null,
         status: 400,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
+import { createMetrics, MAX_CLIENT_LABELS, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
@@ -38,15 +38,15 @@ describe('GET /metrics', () => {
     expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const samples = gatewaySamples(text).map((line) => line.replace(/_sum(\{.*\}) [\d.e-]+$/, '_sum$1 <seconds>'));
     expect(samples).toEqual([
-      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 2',
-      'gateway_graphql_requests_total{operation_name="Rename",operation_type="mutation",outcome="error"} 1',
-      'gateway_graphql_requests_total{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="Keys",operation_type="query",outcome="ok"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="Keys",operation_type="query",outcome="ok"} 2',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="Rename",operation_type="mutation",outcome="error"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="Rename",operation_type="mutation",outcome="error"} 1',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="anonymous",operation_type="query",outcome="ok"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
+      'gateway_graphql_requests_total{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} 1',
+      'gateway_graphql_requests_total{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
       'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 2',
       'gateway_upstream_requests_total{method="PATCH",route="/categories/:id",status_class="4xx"} 1',
       'gateway_upstream_request_duration_seconds_sum{method="GET",route="/api_keys",status_class="2xx"} <seconds>',
@@ -61,7 +61,7 @@ describe('GET /metrics', () => {
 
   it('has histogram buckets and the process metrics operators expect', () => {
     expect(text).toContain(
-      'gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok"} 2',
+      'gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
     );
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
@@ -73,9 +73,51 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('client_name and client_version labels', () => {
+  const request = (name: string | undefined, version: string | undefined, vouched = true): RequestSummary => ({
+    requestId: 'r',
+    client: { name, version },
+    operationName: 'Op',
+    operationType: 'query',
+    status: 200,
+    durationMs: 1,
+    upstreamCalls: 1,
+    executed: true,
+    upstreamAccepted: vouched,
+    outcome: 'ok',
+    errorCodes: [],
+  });
+  const labelled = async (metrics: ReturnType<typeof createMetrics>) =>
+    (await metrics.registry.getSingleMetric('gateway_graphql_requests_total')!.get()).values.map(
+      (sample) => `${sample.labels.client_name}/${sample.labels.client_version}=${sample.value}`,
+    );
+
+  it(`keep the first ${MAX_CLIENT_LABELS} vouched names, and count junk, unvouched and later ones as "other"`, async () => {
+    const metrics = createMetrics();
+    for (let i = 0; i < MAX_CLIENT_LABELS; i++) metrics.observeRequest(request(`app-${i}`, '1.0'));
+    metrics.observeRequest(request('app-late', '1.0'));
+    metrics.observeRequest(request('other', '1.0'));
+    metrics.observeRequest(request('forged', '1.0', false));
+    metrics.observeRequest(request(undefined, undefined));
+    const samples = await labelled(metrics);
+    expect(samples).toHaveLength(MAX_CLIENT_LABELS + 3);
+    // The unvouched request is also `other` as an operation, hence a series of its own.
+    expect(samples.slice(-3)).toEqual(['other/other=2', 'other/other=1', 'none/none=1']);
+  });
+
+  it('with METRICS_CLIENT_NAMES keep only the names listed', async () => {
+    const metrics = createMetrics({ clientNames: ['web-app'] });
+    metrics.observeRequest(request('web-app', '2.0'));
+    metrics.observeRequest(request('web-app', undefined));
+    metrics.observeRequest(request('admin', '1.0'));
+    expect(await labelled(metrics)).toEqual(['web-app/2.0=1', 'web-app/none=1', 'other/other=1']);
+  });
+});
+
 describe('operation_name label', () => {
   const summary = (operationName: string | undefined): RequestSummary => ({
     requestId: 'r',
+    client: { name: undefined, version: undefined },
     operationName,
     operationType: 'query',
     status: 200,
@@ -123,9 +165,9 @@ describe('operation_name label over HTTP', () => {
       line.startsWith('gateway_graphql_requests_total'),
     );
     expect(samples).toEqual([
-      `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok"} ${MAX_OPERATION_NAMES}`,
-      'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error"} 1',
-      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 1',
+      `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok",client_name="none",client_version="none"} ${MAX_OPERATION_NAMES}`,
+      'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error",client_name="none",client_version="none"} 1',
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
     ]);
   });
 

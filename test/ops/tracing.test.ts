@@ -95,6 +95,23 @@ describe('OpenTelemetry spans', () => {
     ).toEqual(calls.map((span) => [traceparent(span), undefined, undefined]).sort());
   });
 
+  it('names the calling app on the operation span, from its client-awareness headers', async ({ gateway }) => {
+    await gateway.graphql(KEYS, {
+      headers: { ...AUTH, 'apollographql-client-name': 'web-app', 'apollographql-client-version': '1.4.2' },
+    });
+    const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER)!;
+    expect([operation.attributes['graphql.client.name'], operation.attributes['graphql.client.version']]).toEqual(['web-app', '1.4.2']);
+  });
+
+  it('starts its own trace with TRACE_CALLER_CONTEXT=false, whatever traceparent the caller sends', async ({ upstream, start }) => {
+    const publicGateway = await start.gateway({ upstreamUrl: new URL(upstream.url), tracerProvider: provider, traceCallerContext: false });
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await publicGateway.graphql(KEYS, { headers: { ...AUTH, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
+    const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER)!;
+    expect(operation.spanContext().traceId).not.toBe(callerTrace);
+    expect(operation.parentSpanContext).toBeUndefined();
+  });
+
   it('marks both spans as failed with the error code when the upstream refuses', async ({ gateway }) => {
     await gateway.graphql(RENAME, { headers: AUTH });
     const spans = exporter.getFinishedSpans();

@@ -29,7 +29,7 @@ export interface GraphQLAnswer {
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const gateway = createGateway({ corsOrigins: [], ...options });
-  const server = createHttpServer(gateway.yoga, settingsWith(options));
+  const server = createHttpServer(gateway, settingsWith(options));
   const metricsServer = createMetricsServer(gateway.metrics);
   const [port, metricsPort] = await Promise.all([listen(server), listen(metricsServer)]);
   const url = `http://127.0.0.1:${port}/graphql`;

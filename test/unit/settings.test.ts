@@ -45,8 +45,12 @@ describe('settings', () => {
       apqStoreBytes: 8_388_608,
       trustedDocuments: undefined,
       corsOrigins: ['*'],
+      corsAllowedHeaders: [],
+      corsAllowCredentials: false,
       logLevel: 'info',
       otlpEndpoint: undefined,
+      traceCallerContext: true,
+      metricsClientNames: undefined,
       serviceName: 'vms-graphql-gateway',
     });
   });
@@ -107,8 +111,12 @@ describe('settings', () => {
       APQ_STORE_BYTES: '0',
       TRUSTED_DOCUMENTS: 'manifest.json',
       CORS_ORIGINS: 'https://a.example, https://b.example',
+      CORS_ALLOWED_HEADERS: 'x-tenant-id, x-app-build',
+      CORS_ALLOW_CREDENTIALS: 'true',
       LOG_LEVEL: 'debug',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      TRACE_CALLER_CONTEXT: 'false',
+      METRICS_CLIENT_NAMES: 'web-app, admin@2',
       OTEL_SERVICE_NAME: 'gw',
     };
     expect(Object.keys(env)).toEqual(ENVIRONMENT_VARIABLES);
@@ -151,8 +159,12 @@ describe('settings', () => {
       apqStoreBytes: 0,
       trustedDocuments: ['manifest.json'],
       corsOrigins: ['https://a.example', 'https://b.example'],
+      corsAllowedHeaders: ['x-tenant-id', 'x-app-build'],
+      corsAllowCredentials: true,
       logLevel: 'debug',
       otlpEndpoint: 'http://collector:4318',
+      traceCallerContext: false,
+      metricsClientNames: ['web-app', 'admin@2'],
       serviceName: 'gw',
     });
   });
@@ -187,7 +199,7 @@ describe('settings', () => {
   });
 
   it('refuse the combinations SETTING_RULES lists, each with its own message', () => {
-    const [noUpstream, cleartext, timeouts, metricsPort] = SETTING_RULES.map(
+    const [noUpstream, cleartext, credentials, timeouts, metricsPort] = SETTING_RULES.map(
       ({ message }) => new ConfigError(`Invalid configuration: ${message}`),
     );
     expect(() => loadSettings({ NODE_ENV: 'production' })).toThrow(noUpstream);
@@ -203,6 +215,9 @@ describe('settings', () => {
     expect(loadSettings({ UPSTREAM_URL: 'http://api.internal/v2' }).upstreamUrl).toEqual(new URL('http://api.internal/v2'));
     expect(() => loadSettings({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(timeouts);
     expect(() => loadSettings({ PORT: '9464' })).toThrow(metricsPort);
+    expect(() => loadSettings({ CORS_ALLOW_CREDENTIALS: 'true' })).toThrow(credentials);
+    expect(() => loadSettings({ CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: '*' })).toThrow(credentials);
+    expect(loadSettings({ CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: 'https://app.example' }).corsAllowCredentials).toBe(true);
   });
 
   it.each(ENVIRONMENT_VARIABLES)('refuse %s set to an empty value instead of treating it as unset', (name) => {
