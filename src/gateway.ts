@@ -28,7 +28,7 @@ import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
-import { schema } from './schema/index.js';
+import { schema, subgraphSchema } from './schema/index.js';
 import { UpstreamClient } from './upstream/client.js';
 
 /**
@@ -133,7 +133,7 @@ export function createGateway({
 
   const cors = corsPolicy(settings);
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
-    schema,
+    schema: settings.federation ? subgraphSchema() : schema,
     context: callerContext(client, settings),
     graphqlEndpoint: '/graphql',
     landingPage: false,

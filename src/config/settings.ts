@@ -305,6 +305,13 @@ export const SETTINGS = {
     doc: 'Serve GraphiQL to browsers on `GET /graphql`, from the gateway’s own assets.',
     section: 'clients',
   }),
+  federation: setting({
+    env: 'FEDERATION',
+    parse: flag,
+    default: false,
+    doc: 'Serve the schema as a Federation 2 subgraph for a router (`_service`, `_entities`, `@key`); off, the schema is exactly `schema.graphql` ([federation](federation.md)).',
+    section: 'clients',
+  }),
   maxBatchSize: setting({
     env: 'MAX_BATCH_SIZE',
     parse: wholeNumber(1, 100),

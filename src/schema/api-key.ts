@@ -1,4 +1,7 @@
-import { badUserInput } from '../errors.js';
+import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
+import type { GatewayContext } from '../context.js';
+import { badUserInput, ErrorCode, unauthenticated } from '../errors.js';
 import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
@@ -66,3 +69,49 @@ builder.queryField('apiKeys', (t) =>
     },
   }),
 );
+
+/** The upstream's largest page: the entity walk asks for no less. */
+const PAGE = 25;
+
+/**
+ * ApiKey is a Federation entity keyed by `id`. The contract has no read by id, so the ids a
+ * router asks for in one request are found together: one walk of `GET /api_keys`, page by page,
+ * that stops as soon as every id is found. Each page is an upstream call of the request, counted
+ * against MAX_UPSTREAM_CALLS and REQUEST_DEADLINE_MS like any other; an id the walk does not find
+ * is `null` with a NOT_FOUND error at its place in `_entities`.
+ */
+builder.asEntity(ApiKey, {
+  key: builder.selection<{ id: string }>('id'),
+  // Async, so that a refusal is the error of this representation, at its place in `_entities`.
+  resolveReference: async ({ id }, { caller }: GatewayContext) => {
+    if (caller.authorization === null) throw unauthenticated();
+    return apiKeysById(caller).load(id);
+  },
+});
+
+/** One loader per request (per Caller), so every representation of the request shares the walk. */
+const loaders = new WeakMap<GatewayContext['caller'], DataLoader<string, ApiKeyRecord>>();
+
+function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, ApiKeyRecord> {
+  let loader = loaders.get(caller);
+  if (!loader) {
+    loader = new DataLoader((ids) => walkForApiKeys(caller, ids));
+    loaders.set(caller, loader);
+  }
+  return loader;
+}
+
+async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, ApiKeyRecord>();
+  let cursor: string | null = null;
+  do {
+    const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit: PAGE, cursor: cursor ?? undefined } });
+    if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
+    const next = nextCursorFromLinks(links);
+    if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
+    for (const record of result as ApiKeyRecord[]) if (wanted.has(record.id)) found.set(record.id, record);
+    cursor = next;
+  } while (cursor !== null && found.size < wanted.size);
+  return ids.map((id) => found.get(id) ?? new GraphQLError('No API key has this id.', { extensions: { code: ErrorCode.NOT_FOUND } }));
+}

@@ -1,4 +1,6 @@
 import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import type { GatewayContext } from '../context.js';
@@ -17,7 +19,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: string; Output: string };
   };
 }>({
-  plugins: [BearerPlugin, RelayPlugin, ValidationPlugin],
+  // Federation last, after the plugins that wrap resolvers, as its documentation asks.
+  plugins: [BearerPlugin, RelayPlugin, ValidationPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
   validation: {
     validationError: (failure) => badUserInput('The input is invalid: see extensions.issues.', issuesOf(failure.issues)),
@@ -32,6 +35,8 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     pageInfoTypeOptions: {
       description: 'Where a page sits in the whole list (Relay Cursor Connections).',
+      // Other subgraphs of a supergraph define the same PageInfo; in subgraph mode it is @shareable.
+      shareable: true,
     },
     hasNextPageFieldOptions: {
       description: 'True when records follow this page; ask for them with `after: endCursor`.',
@@ -53,3 +58,15 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({ description: 'Reads from the Video Management Service.' });
 builder.mutationType({ description: 'Changes to the Video Management Service. Each mutation sends exactly one upstream request.' });
+
+/**
+ * Makes `ref` a Federation entity keyed by `id` that this subgraph cannot fetch (`resolvable:
+ * false`): the contract has no read by id for it, so other subgraphs may add fields to it and
+ * reference it, but `_entities` never asks this one for it.
+ */
+export function referenceEntity(ref: Parameters<typeof builder.asEntity>[0]): void {
+  builder.asEntity(ref, {
+    key: builder.keyDirective(builder.selection<{ id: string }>('id'), false),
+    resolveReference: () => null,
+  });
+}

@@ -1,6 +1,6 @@
 import type { CategoryRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { builder } from './builder.js';
+import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 
@@ -30,3 +30,6 @@ restMutation('updateCategory', {
   upstream: { method: 'PATCH', route: '/categories/:id' },
   payload: { field: 'category', type: Category, description: 'The category after the change.' },
 });
+
+// A key other subgraphs can use; the contract has no read of one Category by id.
+referenceEntity(Category);

@@ -1,6 +1,6 @@
 import type { FolderRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { builder } from './builder.js';
+import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 
@@ -24,3 +24,6 @@ restMutation('createFolder', {
   upstream: { method: 'POST', route: '/folders' },
   payload: { field: 'folder', type: Folder, description: 'The new folder.' },
 });
+
+// A key other subgraphs can use; the contract has no read of one Folder by id.
+referenceEntity(Folder);

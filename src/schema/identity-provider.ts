@@ -1,6 +1,6 @@
 import { IDENTITY_PROVIDER_COMPANIES, IDENTITY_PROVIDER_TYPES, type IdentityProviderRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { builder } from './builder.js';
+import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 import { upstreamEnum } from './upstream-enum.js';
@@ -54,3 +54,6 @@ restMutation('createIdentityProvider', {
   upstream: { method: 'POST', route: '/idps' },
   payload: { field: 'identityProvider', type: IdentityProvider, description: 'The new identity provider.' },
 });
+
+// A key other subgraphs can use; the contract has no read of one IdentityProvider by id.
+referenceEntity(IdentityProvider);

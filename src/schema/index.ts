@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './audited-record.js';
 import './api-key.js';
@@ -10,3 +11,17 @@ import './folder.js';
 
 /** The gateway's schema, built once at start-up. */
 export const schema = builder.toSchema();
+
+/** Federation version of the `@link` in the subgraph SDL. */
+const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';
+
+let subgraph: GraphQLSchema | undefined;
+
+/**
+ * The same schema as a Federation 2 subgraph (FEDERATION=true): `_service`, `_entities`, `@key` on
+ * the records and `@shareable` on PageInfo. Built on first use, since most deployments never need it.
+ */
+export function subgraphSchema(): GraphQLSchema {
+  subgraph ??= builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK });
+  return subgraph;
+}

@@ -1,6 +1,6 @@
 import { SERVICE_PROVIDERS, type ServiceRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { builder } from './builder.js';
+import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 import { upstreamEnum } from './upstream-enum.js';
@@ -34,3 +34,6 @@ restMutation('createService', {
   upstream: { method: 'POST', route: '/services' },
   payload: { field: 'service', type: Service, description: 'The new service.' },
 });
+
+// A key other subgraphs can use; the contract has no read of one Service by id.
+referenceEntity(Service);

@@ -1,6 +1,6 @@
 import { USER_ROLES, type UserRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
-import { builder } from './builder.js';
+import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 import { upstreamEnum } from './upstream-enum.js';
@@ -36,3 +36,6 @@ restMutation('updateUser', {
   upstream: { method: 'PATCH', route: '/users/:id' },
   payload: { field: 'user', type: User, description: 'The user after the change.' },
 });
+
+// A key other subgraphs can use; the contract has no read of one User by id.
+referenceEntity(User);

@@ -1,0 +1,239 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { describe, expect } from 'vitest';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+
+/**
+ * FEDERATION=true: the gateway as one subgraph of a supergraph. Composed with
+ * @theguild/federation-composition beside a second subgraph that defines PageInfo and DateTime
+ * too and adds fields to ApiKey and Category, and queried through a real router (Hive Gateway's
+ * runtime, in-process) as a supergraph would run it.
+ */
+const SUBGRAPH_SDL = readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8');
+const TOKEN = 'Bearer federation-token';
+const audit = { created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
+const key = (n: number) => ({ id: `ak_${String(n).padStart(3, '0')}`, name: `API key ${n}`, type: 'api', permissions: [], ...audit });
+
+/** The upstream's 62 keys, 25 a page, with the real service's next links. */
+function pagedKeys(upstream: () => RecordingUpstream) {
+  return (request: { path: string; query: Record<string, string>; headers: Record<string, unknown> }) => {
+    const start = Number(request.query.cursor ?? 0);
+    const limit = Number(request.query.limit);
+    const page = Array.from({ length: Math.max(0, Math.min(limit, 62 - start)) }, (_, i) => key(start + i + 1));
+    const next = start + limit < 62 ? `${upstream().url}/api_keys?cursor=${start + limit}&limit=${limit}` : null;
+    return { body: envelope(page, { next }) };
+  };
+}
+
+let upstreamRef: RecordingUpstream;
+const it = gatewayOverUpstream((request) => pagedKeys(() => upstreamRef)(request as never), { federation: true, maxUpstreamCalls: 3 });
+it.beforeEach(({ upstream }) => {
+  upstreamRef = upstream;
+  upstream.requests.length = 0;
+});
+
+/** A second subgraph, as another team runs it: its own PageInfo and DateTime, and fields on our entities. */
+const OTHER_SDL = `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])
+  scalar DateTime
+  type PageInfo @shareable { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
+  type ApiKey @key(fields: "id") { id: ID! owner: String! }
+  type Category @key(fields: "id") { id: ID! videoCount: Int! }
+  type Query { featured(ids: [ID!]!): [ApiKey!]! lastRun: DateTime! }
+`;
+
+async function startOtherSubgraph() {
+  const yoga = createYoga({
+    schema: buildSubgraphSchema({
+      typeDefs: parse(OTHER_SDL),
+      resolvers: {
+        Query: {
+          featured: (_: unknown, { ids }: { ids: string[] }) => ids.map((id) => ({ id })),
+          lastRun: () => '2025-01-01T00:00:00.000Z',
+        },
+        ApiKey: { owner: ({ id }: { id: string }) => `owner of ${id}` },
+      } as never,
+    }),
+    logging: false,
+  });
+  const server = createServer(yoga);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const routed = it.extend('router', { scope: 'file' }, async ({ gateway }, { onCleanup }) => {
+  const other = await startOtherSubgraph();
+  const { supergraphSdl, errors } = composeServices([
+    { name: 'vms', typeDefs: parse(SUBGRAPH_SDL), url: gateway.url },
+    { name: 'other', typeDefs: parse(OTHER_SDL), url: other.url },
+  ]);
+  if (errors?.length) throw new Error(errors.map((error) => error.message).join('\n'));
+  const router = createGatewayRuntime({
+    supergraph: supergraphSdl!,
+    logging: false,
+    maskedErrors: false,
+    // Hive Gateway forwards nothing by default; a deployment names the caller's headers it passes on.
+    propagateHeaders: { fromClientToSubgraphs: ({ request }) => ({ authorization: request.headers.get('authorization') ?? '' }) },
+  });
+  onCleanup(async () => {
+    await router.dispose();
+    await other.close();
+  });
+  return async (query: string, headers: Record<string, string> = { authorization: TOKEN }) => {
+    const response = await router.fetch('http://router/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return response.json() as Promise<{
+      data?: unknown;
+      errors?: Array<{ message: string; path?: unknown[]; extensions?: Record<string, unknown> }>;
+    }>;
+  };
+});
+
+describe('the subgraph', () => {
+  it('answers _service { sdl } without a token with the committed subgraph.graphql', async ({ gateway, upstream }) => {
+    const answer = await gateway.graphql('{ _service { sdl } }');
+    expect(answer.body).toEqual({ data: { _service: { sdl: SUBGRAPH_SDL.replace(/\n$/, '') } } });
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('is not there when FEDERATION is off: the schema is exactly schema.graphql', async ({ start }) => {
+    const upstream = await start.upstream();
+    const standalone = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    const answer = await standalone.graphql('{ _service { sdl } }');
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+
+  it('resolves ApiKey representations with one walk of GET /api_keys that stops once all are found', async ({ gateway, upstream }) => {
+    const answer = await gateway.graphql(`query ($r: [_Any!]!) { _entities(representations: $r) { ... on ApiKey { id name } } }`, {
+      variables: {
+        r: [
+          { __typename: 'ApiKey', id: 'ak_030' },
+          { __typename: 'ApiKey', id: 'ak_002' },
+          { __typename: 'ApiKey', id: 'ak_999' },
+        ],
+      },
+      headers: { authorization: TOKEN },
+    });
+    expect(answer.body).toEqual({
+      data: { _entities: [{ id: 'ak_030', name: 'API key 30' }, { id: 'ak_002', name: 'API key 2' }, null] },
+      errors: [
+        {
+          message: 'No API key has this id.',
+          locations: [{ line: 1, column: 24 }],
+          path: ['_entities', 2],
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ],
+    });
+    // ak_999 is on no page: the walk reads all three pages, once for the three ids together.
+    expect(upstream.requests.map((request) => [request.path, request.query, request.headers.authorization])).toEqual([
+      ['/v2/api_keys', { limit: '25' }, TOKEN],
+      ['/v2/api_keys', { cursor: '25', limit: '25' }, TOKEN],
+      ['/v2/api_keys', { cursor: '50', limit: '25' }, TOKEN],
+    ]);
+  });
+
+  it('stops the walk at the page that holds the last id asked for', async ({ gateway, upstream }) => {
+    await gateway.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "ak_003" }]) { ... on ApiKey { name } } }`, {
+      headers: { authorization: TOKEN },
+    });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('answers _entities UNAUTHENTICATED without a token, and sends nothing', async ({ gateway, upstream }) => {
+    const answer = await gateway.graphql(
+      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_003" }]) { ... on ApiKey { name } } }`,
+    );
+    expect(answer.body.errors?.map((error) => [error.path, (error.extensions as { code: string }).code])).toEqual([
+      [['_entities', 0], 'UNAUTHENTICATED'],
+    ]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
+describe('limits on _entities, as on any field', () => {
+  it('MAX_UPSTREAM_CALLS bounds the walk: an id past the budget is LIMIT_EXCEEDED, and no further page is read', async ({
+    start,
+    upstream,
+  }) => {
+    const small = await start.gateway({ upstreamUrl: new URL(upstream.url), federation: true, maxUpstreamCalls: 1 });
+    const answer = await small.graphql(
+      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_030" }]) { ... on ApiKey { name } } }`,
+      {
+        headers: { authorization: TOKEN },
+      },
+    );
+    expect(answer.body.errors?.map((error) => [error.path, error.extensions])).toEqual([
+      [['_entities', 0], { code: 'LIMIT_EXCEEDED', limit: 'upstreamCalls', max: 1 }],
+    ]);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('depth, aliases and cost apply before anything runs', async ({ start, upstream }) => {
+    const shallow = await start.gateway({ upstreamUrl: new URL(upstream.url), federation: true, maxDepth: 1 });
+    const answer = await shallow.graphql(
+      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_001" }]) { ... on ApiKey { name } } }`,
+      {
+        headers: { authorization: TOKEN },
+      },
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'depth' });
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
+describe('composition', () => {
+  it('succeeds beside a subgraph that also defines PageInfo and DateTime and adds fields to ApiKey and Category', () => {
+    const { supergraphSdl, errors } = composeServices([
+      { name: 'vms', typeDefs: parse(SUBGRAPH_SDL), url: 'http://vms/graphql' },
+      { name: 'other', typeDefs: parse(OTHER_SDL), url: 'http://other/graphql' },
+    ]);
+    expect(errors ?? []).toEqual([]);
+    expect(supergraphSdl).toContain('type PageInfo');
+    expect(supergraphSdl).toMatch(/type Category[^{]*\{[^}]*videoCount: Int!/);
+  });
+});
+
+describe('through a router', () => {
+  routed('joins fields of both subgraphs, with the caller’s token going upstream', async ({ router, upstream }) => {
+    const answer = await router('{ featured(ids: ["ak_001", "ak_026"]) { id owner name permissions } lastRun }');
+    expect(answer).toEqual({
+      data: {
+        featured: [
+          { id: 'ak_001', owner: 'owner of ak_001', name: 'API key 1', permissions: [] },
+          { id: 'ak_026', owner: 'owner of ak_026', name: 'API key 26', permissions: [] },
+        ],
+        lastRun: '2025-01-01T00:00:00.000Z',
+      },
+    });
+    expect(upstream.requests.map((request) => request.headers.authorization)).toEqual([TOKEN, TOKEN]);
+  });
+
+  routed('passes UNAUTHENTICATED without a token, at the field’s path, and sends nothing upstream', async ({ router, upstream }) => {
+    const answer = await router('{ featured(ids: ["ak_001"]) { id name } }', {});
+    // The router maps `_entities` paths onto its own query (Hive Gateway leaves out the list index).
+    expect(answer.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['featured', 'name'], 'UNAUTHENTICATED']]);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  routed('passes NOT_FOUND for an id the walk does not find', async ({ router }) => {
+    const missing = await router('{ featured(ids: ["ak_999"]) { id name } }');
+    expect(missing.errors?.map((error) => [error.message, error.path, error.extensions?.code])).toEqual([
+      ['No API key has this id.', ['featured', 'name'], 'NOT_FOUND'],
+    ]);
+  });
+});
