@@ -1,23 +1,38 @@
 // Lets the benchmark read this process's own CPU time and peak RSS over IPC, so the numbers come
 // from process accounting of the server under test, not from wall time seen by the load generator.
 
-/** What a server process reports when asked: CPU so far, and the peak RSS since the last ask. */
+/** What a server process reports when asked: CPU so far, the peak RSS since the last ask, and where that peak sat. */
 export interface Usage {
   cpuMicros: number;
+  rssBytes: number;
   peakRssBytes: number;
+  /** process.memoryUsage() at the peak: V8 heap used and total, and memory outside the heap (buffers). */
+  atPeak: { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number; arrayBuffersBytes: number };
 }
 
 /** Starts answering `usage` messages from the parent; call once the server listens, with its port. */
 export function reportToParent(port: number): void {
-  let peak = process.memoryUsage.rss();
-  // Sampling RSS is a cheap syscall; 20 times a second is enough to see a peak under steady load.
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
+  const sample = () => {
+    const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+    return {
+      rss,
+      atPeak: { heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external, arrayBuffersBytes: arrayBuffers },
+    };
+  };
+  let peak = sample();
+  // Sampling is a cheap syscall and a heap-statistics read; 20 times a second is enough to see a peak under steady load.
+  const sampler = setInterval(() => {
+    const now = sample();
+    if (now.rss > peak.rss) peak = now;
+  }, 50);
   sampler.unref();
   process.on('message', (message) => {
     if (message !== 'usage') return;
     const { user, system } = process.cpuUsage();
-    const usage: Usage = { cpuMicros: user + system, peakRssBytes: Math.max(peak, process.memoryUsage.rss()) };
-    peak = process.memoryUsage.rss();
+    const now = sample();
+    if (now.rss > peak.rss) peak = now;
+    const usage: Usage = { cpuMicros: user + system, rssBytes: now.rss, peakRssBytes: peak.rss, atPeak: peak.atPeak };
+    peak = now;
     process.send!({ usage });
   });
   process.on('disconnect', () => process.exit(0));

@@ -9,13 +9,16 @@
 //   npm run bench -- --smoke                      1 round of 0.3 s per row, to show it still works
 //   npm run bench -- --rounds 2 --duration 3 --json results.json
 //   npm run bench -- --rows 2,3 --profile /tmp/profiles   then: npx tsx bench/profile-summary.ts FILE
+//   npm run bench -- --node /path/to/node         every server on that Node binary (the load generator stays on this one)
 
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { request } from 'node:http';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { LoadJob, LoadResult } from './load.js';
+import { preparePeer, startPeer } from './peer.js';
 import type { Usage } from './probe.js';
 
 const { values: args } = parseArgs({
@@ -29,8 +32,17 @@ const { values: args } = parseArgs({
     rows: { type: 'string' },
     /** Write V8 CPU profiles of the gateway processes into this folder (node --cpu-prof). */
     profile: { type: 'string' },
+    /** The Node binary every server runs on. @default this process's */
+    node: { type: 'string' },
+    /** Extra Node flags for the gateway processes, e.g. "--max-semi-space-size=2", to try a setting. */
+    'gateway-flags': { type: 'string' },
+    /** Where the peer's files are (package.json, lockfile, mesh config, OpenAPI). @default ../shared/peer */
+    'peer-source': { type: 'string' },
+    /** Leave the peer row out (it is left out of --smoke anyway). */
+    'skip-peer': { type: 'boolean', default: false },
   },
 });
+const serverNode = args.node ?? process.execPath;
 const rounds = Number(args.rounds ?? (args.smoke ? 1 : 3));
 const durationSeconds = Number(args.duration ?? (args.smoke ? 0.3 : 5));
 const warmupSeconds = args.smoke ? 0 : Math.min(2, durationSeconds);
@@ -44,20 +56,28 @@ interface Proc {
   name: string;
   child: ChildProcess;
   port: number;
+  /** CPU so far and peak RSS since the last call. */
+  usage(): Promise<Usage>;
 }
 
 const children: ChildProcess[] = [];
 
-function start(name: string, file: string, env: Record<string, string> = {}, profile = false): Promise<Proc> {
+function start(name: string, file: string, env: Record<string, string> = {}, isGateway = false): Promise<Proc> {
   const child = fork(new URL(file, import.meta.url), [], {
-    execArgv: profile && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [],
+    execPath: serverNode,
+    execArgv: [
+      ...(isGateway && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
+      ...(isGateway && args['gateway-flags'] ? args['gateway-flags'].split(' ') : []),
+    ],
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it listened`)));
-    child.once('message', (message: { port: number }) => resolve({ name, child, port: message.port }));
+    child.once('message', (message: { port: number }) =>
+      resolve({ name, child, port: message.port, usage: () => ask<Usage>(child, 'usage', 'usage') }),
+    );
   });
 }
 
@@ -124,18 +144,25 @@ function rest(server: Proc): Row['job'] {
 interface Measurement extends LoadResult {
   cpuMicrosPerRequest: number;
   peakRssMB: number;
+  /** V8 heap in use, and memory outside it (buffers, native), when RSS peaked. */
+  heapAtPeakMB: number;
+  externalAtPeakMB: number;
 }
 
 async function measure(load: ChildProcess, row: Row, seconds: number): Promise<Measurement> {
-  const before = await ask<Usage>(row.server.child, 'usage', 'usage');
+  const before = await row.server.usage();
   const result = await ask<LoadResult>(load, { ...row.job, connections, durationSeconds: seconds }, 'result');
-  const after = await ask<Usage>(row.server.child, 'usage', 'usage');
+  const after = await row.server.usage();
   return {
     ...result,
     cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, result.requests),
-    peakRssMB: after.peakRssBytes / 2 ** 20,
+    peakRssMB: after.peakRssBytes / MB,
+    heapAtPeakMB: after.atPeak.heapUsedBytes / MB,
+    externalAtPeakMB: after.atPeak.externalBytes / MB,
   };
 }
+
+const MB = 2 ** 20;
 
 /** One answer's body as sent on the wire, and decoded. */
 function fetchRaw(job: Row['job']): Promise<{ wireBytes: number; text: string }> {
@@ -176,6 +203,24 @@ const [floor, gateway, slowGateway] = await Promise.all([
   start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, true),
 ]);
 
+// Idle: after start-up, before any request.
+const idleAtStartMB = (await gateway.usage()).rssBytes / MB;
+
+// The peer, on the same upstream and load, in its own process (never in --smoke: it installs packages).
+let peerNote: string | undefined;
+let peer: Proc | undefined;
+let peerQuery = '';
+if (!args.smoke && !args['skip-peer']) {
+  const prepared = preparePeer(args['peer-source'] ?? join(process.cwd(), '..', 'shared', 'peer'));
+  if ('skipped' in prepared) peerNote = `Peer row skipped: ${prepared.skipped}.`;
+  else {
+    const started = await startPeer(prepared.dir, upstreamUrl(upstream), serverNode);
+    children.push(started.child);
+    peer = { name: 'peer', child: started.child, port: started.port, usage: async () => started.usage() };
+    peerQuery = prepared.query;
+  }
+}
+
 const allRows: Row[] = [
   { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
   { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
@@ -189,6 +234,16 @@ const allRows: Row[] = [
     server: slowGateway,
     job: graphql(slowGateway, apiKeysQuery(25)),
   },
+  ...(peer
+    ? [
+        {
+          id: 'P',
+          what: 'peer: Hive Gateway + Mesh over OpenAPI, listApiKeys(limit: 25), same page',
+          server: peer,
+          job: graphql(peer, peerQuery),
+        },
+      ]
+    : []),
   {
     id: '7a',
     what: 'gateway: apiKeys(first: 100), gzip',
@@ -229,7 +284,11 @@ const runs = new Map<string, Measurement[]>(rows.map((row) => [row.id, []]));
 for (let round = 0; round < rounds; round++) {
   for (const row of round % 2 === 0 ? rows : [...rows].reverse()) runs.get(row.id)!.push(await measure(loader, row, durationSeconds));
 }
+// Idle again: what the gateway keeps once the load has stopped (sockets closed, garbage collectable).
+await new Promise((resolve) => setTimeout(resolve, args.smoke ? 100 : 3_000));
+const idleAfterMB = (await gateway.usage()).rssBytes / MB;
 stopAll();
+peer?.child.kill();
 
 // --- the table ---------------------------------------------------------------------
 
@@ -248,18 +307,31 @@ for (const [id, measurements] of runs) {
 const s = (id: string) => summary.get(id)!;
 const fixed = (n: number, digits = 0) => n.toFixed(digits);
 
+const serverVersion = args.node
+  ? execFileSync(serverNode, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+  : process.versions.node;
 const lines = [
   `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-  `${rounds} round(s) of ${durationSeconds} s per row, ${connections} connections, order alternating by round; medians (error counts are sums).`,
+  `Servers on Node ${serverVersion}. ${rounds} round(s) of ${durationSeconds} s per row, ${connections} connections, order alternating by round; medians (error counts are sums).`,
   '',
-  '| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | non-2xx | errors | Answer bytes |',
-  '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | heap / external MB at peak | non-2xx | errors | Answer bytes |',
+  '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map((row) => {
     const m = s(row.id);
     const bytes = wireBytes.get(row.id);
-    return `| ${row.id} | ${row.what} | ${fixed(m.requestsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} | ${fixed(m.cpuMicrosPerRequest)} | ${fixed(m.peakRssMB)} | ${m.non2xx} | ${m.transportErrors + m.graphqlErrors} | ${bytes ?? ''} |`;
+    return `| ${row.id} | ${row.what} | ${fixed(m.requestsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} | ${fixed(m.cpuMicrosPerRequest)} | ${fixed(m.peakRssMB)} | ${Number.isNaN(m.heapAtPeakMB) ? '—' : `${fixed(m.heapAtPeakMB)} / ${fixed(m.externalAtPeakMB)}`} | ${m.non2xx} | ${m.transportErrors + m.graphqlErrors} | ${bytes ?? ''} |`;
   }),
+  '',
+  `Gateway RSS idle: ${fixed(idleAtStartMB)} MB after start-up, ${fixed(idleAfterMB)} MB 3 s after the load.`,
 ];
+if (peerNote) lines.push('', peerNote);
+if (summary.has('P') && summary.has('3')) {
+  const [g, p] = [s('3'), s('P')];
+  lines.push(
+    '',
+    `Gateway ÷ peer (row 3 ÷ row P, same page of 25 keys): req/s ${fixed(g.requestsPerSecond / p.requestsPerSecond, 2)}, CPU µs/req ${fixed(g.cpuMicrosPerRequest / p.cpuMicrosPerRequest, 2)}, p50 ${fixed(g.p50Ms / p.p50Ms, 2)}, p99 ${fixed(g.p99Ms / p.p99Ms, 2)}, peak RSS ${fixed(g.peakRssMB / p.peakRssMB, 2)}.`,
+  );
+}
 
 const failures = [...summary.values()].reduce((sum, m) => sum + m.non2xx + m.transportErrors + m.graphqlErrors, 0);
 // The targets compare rows with each other, so they need the full set.
@@ -276,6 +348,7 @@ if (!chosen) {
     [`Added p50 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 1 ms`, `${fixed(addedP50, 2)} ms`, addedP50 < 1],
     [`Added p99 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 5 ms`, `${fixed(addedP99, 2)} ms`, addedP99 < 5],
     ['Gateway peak RSS under load, below 150 MB', `${fixed(peakRss)} MB`, peakRss < 150],
+    ['Gateway idle RSS, below 80 MB', `${fixed(Math.max(idleAtStartMB, idleAfterMB))} MB`, Math.max(idleAtStartMB, idleAfterMB) < 80],
     ['non-2xx answers and errors, 0', String(failures), failures === 0],
   ] as const;
   lines.push(

@@ -26,13 +26,13 @@ async function main(): Promise<void> {
     });
   }
   // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
-  const [{ createGateway }, { createHttpServer }, { createMetricsServer }, { startTracing }] = await Promise.all([
+  const [{ createGateway }, { createHttpServer }, { createMetricsServer }] = await Promise.all([
     import('./gateway.js'),
     import('./server/http-server.js'),
     import('./server/metrics-server.js'),
-    import('./observability/tracing.js'),
   ]);
-  const tracing = startTracing(settings);
+  // The SDK and exporter are loaded only when spans are exported.
+  const tracing = settings.otlpEndpoint ? (await import('./observability/tracing-export.js')).startTracing(settings) : undefined;
   const primarySandbox = cluster.isWorker ? process.env[SANDBOX_URL_FROM_PRIMARY] : undefined;
   const sandbox = settings.upstreamUrl || primarySandbox ? undefined : await startSandbox();
   const sandboxToken = sandbox?.token ?? (primarySandbox ? SANDBOX_TOKEN : undefined);

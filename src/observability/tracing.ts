@@ -1,38 +1,10 @@
+// Spans of the upstream calls, on the OpenTelemetry API alone: the SDK and the exporter are in
+// tracing-export.ts, loaded only when tracing is on (they hold about 20 MB a gateway without tracing
+// never needs).
 import { context, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import {
-  ATTR_ERROR_TYPE,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_SERVICE_NAME,
-} from '@opentelemetry/semantic-conventions';
-import type { Settings } from '../config/settings.js';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import type { Envelope, UpstreamCall, UpstreamRequest } from '../upstream/client.js';
-
-export interface Tracing {
-  provider: NodeTracerProvider;
-  /** Sends the spans still buffered and stops the exporter. */
-  shutdown(): Promise<void>;
-}
-
-/**
- * Exports spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and registers the provider
- * globally: its AsyncLocalStorage context manager carries the operation span into the resolvers,
- * and its W3C propagator writes traceparent. The exporter reads the standard OTEL_EXPORTER_OTLP_*
- * variables itself (endpoint, headers, timeout).
- */
-export function startTracing({ otlpEndpoint, serviceName }: Pick<Settings, 'otlpEndpoint' | 'serviceName'>): Tracing | undefined {
-  if (!otlpEndpoint) return undefined;
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
-  });
-  provider.register();
-  return { provider, shutdown: () => provider.shutdown() };
-}
 
 /** Writes `traceparent` (and `tracestate`, which the gateway never sets) and nothing else: no baggage. */
 const TRACE_CONTEXT = new W3CTraceContextPropagator();

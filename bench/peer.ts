@@ -1,0 +1,124 @@
+// The peer: what a team would deploy instead of this gateway (GraphQL Mesh compose over an OpenAPI
+// description of the contract, served by Hive Gateway), set up as ../shared/peer/README.md says:
+// installed from the npm registry on first use into a cache folder keyed by its lockfile, then
+// started as a process of its own. Its CPU and peak RSS are read from /proc, since it does not
+// speak the benchmark's IPC; a peer that cannot be installed is skipped with the reason.
+
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Usage } from './probe.js';
+
+/** The files of ../shared/peer the install needs. */
+const FILES = ['package.json', 'package-lock.json', 'mesh.config.ts', 'vms-v2.openapi.json', 'peer-list-query.graphql'];
+
+/** The peer's installed folder, installing and composing it first if needed; or why it cannot be. */
+export function preparePeer(source: string): { dir: string; query: string } | { skipped: string } {
+  const missing = FILES.filter((file) => !existsSync(join(source, file)));
+  if (missing.length > 0) return { skipped: `the peer's files are not at ${source} (missing ${missing.join(', ')}); pass --peer-source` };
+  const lock = createHash('sha256')
+    .update(readFileSync(join(source, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 12);
+  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'vms-gateway', `peer-${lock}`);
+  try {
+    if (!existsSync(join(dir, 'supergraph.graphql'))) {
+      mkdirSync(dir, { recursive: true });
+      for (const file of FILES) copyFileSync(join(source, file), join(dir, file));
+      console.error(`Installing the peer into ${dir} (npm ci, about a minute the first time)…`);
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'ignore', timeout: 600_000 });
+      execFileSync(join(dir, 'node_modules/.bin/mesh-compose'), ['-o', 'supergraph.graphql'], {
+        cwd: dir,
+        stdio: 'ignore',
+        timeout: 120_000,
+      });
+    }
+  } catch (error) {
+    return {
+      skipped: `the peer could not be installed in ${dir}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    };
+  }
+  return { dir, query: readFileSync(join(dir, 'peer-list-query.graphql'), 'utf8').trim() };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The process and its descendants (Hive Gateway may fork workers). */
+function tree(pid: number): number[] {
+  const children = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [pid, ...children.flatMap(tree)];
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU so far, RSS now and peak RSS since the last call, of the whole process tree, from /proc. */
+function usageOf(pid: number): Usage {
+  let cpuMicros = 0;
+  let rssBytes = 0;
+  let peakRssBytes = 0;
+  for (const one of tree(pid)) {
+    const fields = readFileSync(`/proc/${one}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    cpuMicros += ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+    const status = readFileSync(`/proc/${one}/status`, 'utf8');
+    rssBytes += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+    peakRssBytes += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+    // Resets VmHWM, so the next call sees the peak of the next measurement only.
+    writeFileSync(`/proc/${one}/clear_refs`, '5');
+  }
+  return {
+    cpuMicros,
+    rssBytes,
+    peakRssBytes,
+    atPeak: { heapUsedBytes: NaN, heapTotalBytes: NaN, externalBytes: NaN, arrayBuffersBytes: NaN },
+  };
+}
+
+export interface PeerProcess {
+  child: ChildProcess;
+  port: number;
+  usage(): Usage;
+}
+
+/** Starts Hive Gateway on the composed supergraph, on `node`, and resolves once it answers. */
+export async function startPeer(dir: string, upstreamUrl: string, node: string): Promise<PeerProcess> {
+  const port = await freePort();
+  const bin = join(dir, 'node_modules/@graphql-hive/gateway/dist/bin.js');
+  const child = spawn(node, [bin, 'supergraph', 'supergraph.graphql', '--host', '127.0.0.1', '--port', String(port)], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', UPSTREAM_URL: upstreamUrl, NODE_ENV: 'production' },
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the peer exited with code ${child.exitCode} before it answered`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthcheck`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('the peer did not answer /healthcheck within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { child, port, usage: () => usageOf(child.pid!) };
+}
