@@ -18,7 +18,10 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
       cwd: new URL('../..', import.meta.url).pathname,
       timeout: 110_000,
     });
-    expect(stdout).toContain('| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | non-2xx | errors | Answer bytes |');
+    expect(stdout).toContain(
+      '| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | heap / external MB at peak | non-2xx | errors | Answer bytes |',
+    );
+    expect(stdout).toMatch(/^Gateway RSS idle: \d+ MB after start-up, \d+ MB 3 s after the load.$/m);
     expect(stdout).toContain('| non-2xx answers and errors, 0 | 0 | met |');
 
     const { rows } = JSON.parse(await readFile(json, 'utf8')) as { rows: Array<Record<string, number | string | null>> };
