@@ -21,5 +21,13 @@ export function useAutomaticPersistedQueries(maxBytes: number): Plugin {
     get: (hash) => documents.get(hash) ?? null,
     set: (hash, text) => void documents.set(hash, text),
   };
-  return useAPQ({ store }) as Plugin;
+  const apq = useAPQ({ store }) as Plugin;
+  return {
+    // Yoga's hook is async; most requests carry no persisted query and should not pay for a promise.
+    onParams(payload) {
+      const extensions = payload.params.extensions as { persistedQuery?: unknown } | undefined;
+      if (extensions?.persistedQuery === undefined) return;
+      return apq.onParams?.(payload);
+    },
+  };
 }

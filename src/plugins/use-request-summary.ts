@@ -49,8 +49,9 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
     onParams: ({ request, params, context }) => {
       const record = records.get(request);
       if (!record) return;
+      // Only a batch marks its operations' contexts; a single operation is index 0.
       const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
-      (context as Record<symbol, number>)[BATCH_INDEX] = index;
+      if (record.batch) (context as Record<symbol, number>)[BATCH_INDEX] = index;
       if (params.operationName) record.operations[index]!.operationName = params.operationName;
     },
     onExecute: ({ args }) => {
