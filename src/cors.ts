@@ -68,12 +68,14 @@ export function corsPolicy({ corsOrigins, corsAllowedHeaders, corsAllowCredentia
       const origin = request.headers.get('origin');
       return allowed(origin) ? optionsFor(origin) : false;
     },
+    // The headers of an actual (not preflight) answer, from the same options Yoga is given.
     headersFor: (origin) => {
       if (!allowed(origin)) return { vary: 'Origin' };
+      const options = optionsFor(origin);
       return {
         'access-control-allow-origin': origin,
-        'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '),
-        ...(corsAllowCredentials ? { 'access-control-allow-credentials': 'true' } : {}),
+        'access-control-expose-headers': options.exposedHeaders!.join(', '),
+        ...(options.credentials ? { 'access-control-allow-credentials': 'true' } : {}),
         vary: 'Origin',
       };
     },

@@ -1,5 +1,4 @@
 import cluster from 'node:cluster';
-import type { Server } from 'node:http';
 import { loadSettings } from './config/load.js';
 import { ConfigError } from './config/settings.js';
 import { createLogger } from './observability/logger.js';
@@ -26,10 +25,11 @@ async function main(): Promise<void> {
     });
   }
   // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
-  const [{ createGateway }, { createHttpServer }, { createMetricsServer }] = await Promise.all([
+  const [{ createGateway }, { createHttpServer }, { createMetricsServer }, { listen, closed }] = await Promise.all([
     import('./gateway.js'),
     import('./server/http-server.js'),
     import('./server/metrics-server.js'),
+    import('./server/listen.js'),
   ]);
   // The SDK and exporter are loaded only when spans are exported.
   const tracing = settings.otlpEndpoint ? (await import('./observability/tracing-export.js')).startTracing(settings) : undefined;
@@ -61,21 +61,6 @@ async function main(): Promise<void> {
     cleanup: () => Promise.all([gateway.close(), sandbox?.close(), tracing?.shutdown(), closed(metricsServer)]),
   });
   if (cluster.isWorker) process.on('SIGINT', () => {});
-}
-
-/** Listens and resolves with the port, which differs from `port` when that is 0. */
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) =>
-    server.once('error', reject).listen(port, host, () => {
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    }),
-  );
-}
-
-function closed(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 main().catch((error: unknown) => {

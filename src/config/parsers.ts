@@ -84,15 +84,17 @@ export function patternBase(value: string): string | undefined {
   return url?.origin === base && url.hostname.includes('.') && !/^[\d.]+$|^\[/.test(url.hostname) ? base : undefined;
 }
 
+/** The entries of a comma-separated value, trimmed, empty ones dropped. */
+const commaSeparated = (value: string) =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
 /** A comma-separated list of origins such as `https://app.example.com`, patterns such as `https://*.example.com`, or `*`. */
 export const originList = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ''),
-  )
+  .transform(commaSeparated)
   .refine(
     (origins) => origins.every((origin) => origin === ANY_ORIGIN || isOrigin(origin) || patternBase(origin) !== undefined),
     'must be * or a comma-separated list of origins such as https://app.example.com (scheme, host and port only, no path), or patterns such as https://*.example.com',
@@ -102,24 +104,14 @@ export const originList = z
 /** Comma-separated file or folder paths, e.g. `manifests/web.json,manifests/admin.json` or `manifests/`. */
 export const pathList = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((path) => path.trim())
-      .filter((path) => path !== ''),
-  )
+  .transform(commaSeparated)
   .refine((paths) => paths.length > 0, 'must name at least one file or folder')
   .describe('file and folder paths, separated by commas');
 
 /** A comma-separated list of HTTP header names, e.g. `x-tenant-id, x-app-build`. */
 export const headerNames = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((name) => name.trim())
-      .filter((name) => name !== ''),
-  )
+  .transform(commaSeparated)
   .refine(
     (names) => names.every((name) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)),
     'must be HTTP header names separated by commas',
@@ -129,12 +121,7 @@ export const headerNames = z
 /** A comma-separated list of client names such as `web-app, admin-console`. */
 export const nameList = z
   .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((name) => name.trim())
-      .filter((name) => name !== ''),
-  )
+  .transform(commaSeparated)
   .refine((names) => names.every((name) => CLIENT_NAME.test(name)), 'must be names of letters, digits and . _ - / @, separated by commas')
   .describe('names separated by commas');
 

@@ -32,7 +32,7 @@ function manifestFiles(path: string): string[] {
   try {
     folder = statSync(path).isDirectory();
   } catch (error) {
-    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+    throw unreadable(path, error);
   }
   if (!folder) return [path];
   const files = readdirSync(path)
@@ -43,12 +43,16 @@ function manifestFiles(path: string): string[] {
   return files;
 }
 
+/** Names the file and the system's error code, never its message, which may quote more than needed. */
+const unreadable = (path: string, error: unknown) =>
+  new Error(`TRUSTED_DOCUMENTS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+
 function readManifest(path: string): Record<string, string> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`TRUSTED_DOCUMENTS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+    throw unreadable(path, error);
   }
   let parsed: unknown;
   try {

@@ -5,7 +5,14 @@ import { badUserInput, ErrorCode, unauthenticated } from '../errors.js';
 import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
-import { decodeCursor, forwardConnection, type ResumePoint, upstreamPagesFor } from '../upstream/paging.js';
+import {
+  decodeCursor,
+  type FetchPage,
+  forwardConnection,
+  type ResumePoint,
+  UPSTREAM_MAX_PAGE,
+  upstreamPagesFor,
+} from '../upstream/paging.js';
 import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
@@ -55,23 +62,21 @@ builder.queryField('apiKeys', (t) =>
         ]);
       }
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
-      return forwardConnection<ApiKeyRecord>(
-        async (cursor, limit) => {
-          const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit, cursor: cursor ?? undefined } });
-          const next = nextCursorFromLinks(links);
-          if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
-          if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
-          return { items: result as ApiKeyRecord[], next };
-        },
-        count,
-        resume,
-      );
+      return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), count, resume);
     },
   }),
 );
 
-/** The upstream's largest page: the entity walk asks for no less. */
-const PAGE = 25;
+/** One page of `GET /api_keys` from `cursor`, for the list field and the entity walk alike. */
+const apiKeyPages =
+  (caller: GatewayContext['caller']): FetchPage<ApiKeyRecord> =>
+  async (cursor, limit) => {
+    const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit, cursor: cursor ?? undefined } });
+    const next = nextCursorFromLinks(links);
+    if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
+    if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
+    return { items: result as ApiKeyRecord[], next };
+  };
 
 /**
  * ApiKey is a Federation entity keyed by `id`. The contract has no read by id, so the ids a
@@ -104,13 +109,12 @@ function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, ApiKe
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
   const found = new Map<string, ApiKeyRecord>();
+  const page = apiKeyPages(caller);
   let cursor: string | null = null;
   do {
-    const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit: PAGE, cursor: cursor ?? undefined } });
-    if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
-    const next = nextCursorFromLinks(links);
-    if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
-    for (const record of result as ApiKeyRecord[]) if (wanted.has(record.id)) found.set(record.id, record);
+    // The upstream's largest page: fewest calls for the walk.
+    const { items, next } = await page(cursor, UPSTREAM_MAX_PAGE);
+    for (const record of items) if (wanted.has(record.id)) found.set(record.id, record);
     cursor = next;
   } while (cursor !== null && found.size < wanted.size);
   return ids.map((id) => found.get(id) ?? new GraphQLError('No API key has this id.', { extensions: { code: ErrorCode.NOT_FOUND } }));

@@ -24,6 +24,8 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
   const tooLarge = (req: IncomingMessage, res: ServerResponse) =>
     refuseTooLarge(res, maxBodyBytes, gateway.headersBeforeYoga(req.headers.origin));
+  // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
+  const declaredTooLarge = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > maxBodyBytes;
   const server = createServer(
     {
       keepAliveTimeout: settings.keepAliveTimeoutMs,
@@ -33,12 +35,7 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
       connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
     },
     (req, res) => {
-      const declared = req.headers['content-length'];
-      // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
-      if (declared !== undefined) {
-        if (Number(declared) > maxBodyBytes) return tooLarge(req, res);
-        return handler(req, res);
-      }
+      if (req.headers['content-length'] !== undefined) return declaredTooLarge(req) ? tooLarge(req, res) : handler(req, res);
       if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
       readCapped(req, maxBodyBytes).then(
         (body) => {
@@ -55,7 +52,7 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   server.maxConnections = settings.maxConnections;
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
-    if (Number(req.headers['content-length']) > maxBodyBytes) return tooLarge(req, res);
+    if (declaredTooLarge(req)) return tooLarge(req, res);
     res.writeContinue();
     server.emit('request', req, res);
   });

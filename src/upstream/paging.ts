@@ -2,7 +2,7 @@ import { badUserInput } from '../errors.js';
 import { upstreamBadResponse } from './errors.js';
 
 /** The upstream's largest page (`limit` 1-25). */
-const UPSTREAM_MAX_PAGE = 25;
+export const UPSTREAM_MAX_PAGE = 25;
 
 /**
  * Where to resume after an edge: the upstream cursor of a page (null for the first page) and how

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { settingsWith } from '../../src/config/settings.js';
 import { createGateway, type GatewayOptions } from '../../src/gateway.js';
 import { createHttpServer } from '../../src/server/http-server.js';
+import { closed, listen } from '../../src/server/listen.js';
 import { createMetricsServer } from '../../src/server/metrics-server.js';
 
 export interface RunningGateway {
@@ -31,7 +31,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const gateway = createGateway({ corsOrigins: [], ...options });
   const server = createHttpServer(gateway, settingsWith(options));
   const metricsServer = createMetricsServer(gateway.metrics);
-  const [port, metricsPort] = await Promise.all([listen(server), listen(metricsServer)]);
+  const [port, metricsPort] = await Promise.all([listen(server, 0, '127.0.0.1'), listen(metricsServer, 0, '127.0.0.1')]);
   const url = `http://127.0.0.1:${port}/graphql`;
   return {
     url,
@@ -50,14 +50,4 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await gateway.close();
     },
   };
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-function closed(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
 }
