@@ -1,5 +1,5 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type DocumentNode, GraphQLError, getOperationAST, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
+import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
@@ -24,6 +24,7 @@ export function useJit(): Plugin {
     onValidate: ({ addValidationRule }) => addValidationRule(KnownOperationTypesRule),
     onExecute: (payload) => {
       payload.args.variableValues = withDeclaredDefaults(payload.args.document, payload.args.operationName, payload.args.variableValues);
+      payload.args.document = documentPerOperation(payload.args.document, payload.args.operationName);
       void jit.onExecute!(payload);
       const source = payload.args.document.loc?.source;
       return {
@@ -41,6 +42,30 @@ export function useJit(): Plugin {
       };
     },
   };
+}
+
+const documentCopies = new WeakMap<DocumentNode, Map<string, DocumentNode>>();
+
+/**
+ * @envelop/graphql-jit caches the compiled function by document alone, yet compiles only the
+ * operation the first request named: after `query A {…} query B {…}` had run A, asking for B ran A
+ * again. So each named operation of a document with several reaches it as a copy of its own (the
+ * same definitions, another identity), compiled once and released with the document. Yoga refuses
+ * a name the document lacks before execution; such a name gets no copy, so the copies stay bounded
+ * by the document's own operations whatever callers send.
+ */
+function documentPerOperation(document: DocumentNode, operationName: string | null | undefined): DocumentNode {
+  if (!operationName) return document;
+  const names: string[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) names.push(definition.name?.value ?? '');
+  }
+  if (names.length < 2 || !names.includes(operationName)) return document;
+  const copies = documentCopies.get(document) ?? new Map<string, DocumentNode>();
+  documentCopies.set(document, copies);
+  const copy = copies.get(operationName) ?? { ...document };
+  copies.set(operationName, copy);
+  return copy;
 }
 
 /** An operation whose type (query, mutation, subscription) has no root type in the schema. */

@@ -56,3 +56,35 @@ describe('request errors', () => {
     });
   });
 });
+
+describe('choosing an operation by name', () => {
+  const document = 'query Names { __typename } query Keys { apiKeys(first: 1) { nodes { id } } } query Other { __typename }';
+  const run = async (gateway: RunningGateway, operationName?: string) => {
+    const response = await post(gateway, JSON.stringify({ query: document, operationName }), { authorization: 'Bearer t' });
+    return { status: response.status, body: await response.json() };
+  };
+  const typename = { status: 200, body: { data: { __typename: 'Query' } } };
+  const keys = { status: 200, body: { data: { apiKeys: { nodes: [] } } } };
+
+  // @envelop/graphql-jit caches its compiled function by document alone (src/plugins/use-jit.ts).
+  it('runs the operation each request names, whichever of the document ran first', async ({ gateway, upstream }) => {
+    upstream.requests.length = 0;
+    const answers = [];
+    for (const name of ['Names', 'Keys', 'Other', 'Keys', 'Names']) answers.push(await run(gateway, name));
+    expect(answers).toEqual([typename, keys, typename, keys, typename]);
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}?limit=${r.query.limit}`)).toEqual([
+      'GET /v2/api_keys?limit=1',
+      'GET /v2/api_keys?limit=1',
+    ]);
+  });
+
+  it('refuses a name the document lacks before anything runs, and serves the next request by its name', async ({ gateway }) => {
+    expect(await run(gateway, 'Missing')).toEqual({
+      status: 400,
+      body: {
+        errors: [{ message: 'Could not determine what operation to execute.', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }],
+      },
+    });
+    expect(await run(gateway, 'Keys')).toEqual(keys);
+  });
+});
