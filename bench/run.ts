@@ -14,7 +14,8 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { request } from 'node:http';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { LoadJob, LoadResult } from './load.js';
@@ -40,6 +41,12 @@ const { values: args } = parseArgs({
     'peer-source': { type: 'string' },
     /** Leave the peer row out (it is left out of --smoke anyway). */
     'skip-peer': { type: 'boolean', default: false },
+    /**
+     * Another build of the gateway to run beside this one as row 3c: a copy of
+     * node_modules/.cache/vms-bench made before a change, kept under node_modules so that it
+     * resolves the same packages.
+     */
+    compare: { type: 'string' },
   },
 });
 const serverNode = args.node ?? process.execPath;
@@ -49,6 +56,7 @@ const warmupSeconds = args.smoke ? 0 : Math.min(2, durationSeconds);
 const connections = Number(args.connections);
 const TOKEN = 'Bearer sandbox-token';
 const UPSTREAM_LATENCY_MS = 20;
+const WARMUP_CONNECTIONS = 50;
 
 // --- processes --------------------------------------------------------------
 
@@ -62,7 +70,7 @@ interface Proc {
 
 const children: ChildProcess[] = [];
 
-function start(name: string, file: string, env: Record<string, string> = {}, isGateway = false): Promise<Proc> {
+function start(name: string, file: string | URL, env: Record<string, string> = {}, isGateway = false): Promise<Proc> {
   const child = fork(new URL(file, import.meta.url), [], {
     execPath: serverNode,
     execArgv: [
@@ -197,10 +205,19 @@ const [upstream, slowUpstream] = await Promise.all([
 const loader = fork(new URL('./load.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 children.push(loader);
 const upstreamUrl = (p: Proc) => `http://127.0.0.1:${p.port}/v2`;
-const [floor, gateway, slowGateway] = await Promise.all([
+const [floor, slowFloor, gateway, slowGateway, otherGateway] = await Promise.all([
   start('floor', './floor.js', { UPSTREAM_URL: upstreamUrl(upstream) }),
+  start('floor (20 ms)', './floor.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }),
   start('gateway', './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream) }, true),
   start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, true),
+  args.compare
+    ? start(
+        'gateway (compared)',
+        pathToFileURL(resolve(args.compare, 'bench', 'gateway.js')),
+        { UPSTREAM_URL: upstreamUrl(upstream) },
+        true,
+      )
+    : undefined,
 ]);
 
 // Idle: after start-up, before any request.
@@ -225,6 +242,16 @@ const allRows: Row[] = [
   { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
   { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
   { id: '3', what: 'gateway: apiKeys(first: 25)', server: gateway, job: graphql(gateway, apiKeysQuery(25)) },
+  ...(otherGateway
+    ? [
+        {
+          id: '3c',
+          what: `gateway built in ${args.compare}: apiKeys(first: 25)`,
+          server: otherGateway,
+          job: graphql(otherGateway, apiKeysQuery(25)),
+        },
+      ]
+    : []),
   { id: '4', what: 'gateway: apiKeys(first: 100), 4 upstream pages', server: gateway, job: graphql(gateway, apiKeys100) },
   { id: '5', what: 'gateway: createFolder', server: gateway, job: graphql(gateway, createFolder) },
   { id: '6a', what: `direct REST, upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowUpstream, job: rest(slowUpstream) },
@@ -233,6 +260,12 @@ const allRows: Row[] = [
     what: `gateway: apiKeys(first: 25), upstream +${UPSTREAM_LATENCY_MS} ms`,
     server: slowGateway,
     job: graphql(slowGateway, apiKeysQuery(25)),
+  },
+  {
+    id: '6c',
+    what: `floor, upstream +${UPSTREAM_LATENCY_MS} ms`,
+    server: slowFloor,
+    job: graphql(slowFloor, apiKeysQuery(25)),
   },
   ...(peer
     ? [
@@ -279,7 +312,11 @@ for (const [id, baseId] of compressed) {
   wireBytes.set(id, answer.wireBytes);
 }
 
-if (warmupSeconds > 0) for (const row of rows) await measure(loader, row, warmupSeconds);
+// Warm-up at full load whatever --connections says: at 1 connection a process would still be
+// compiling its hot paths during the measured rounds, as a long-running server no longer is.
+if (warmupSeconds > 0)
+  for (const row of rows)
+    await ask<LoadResult>(loader, { ...row.job, connections: WARMUP_CONNECTIONS, durationSeconds: warmupSeconds }, 'result');
 const runs = new Map<string, Measurement[]>(rows.map((row) => [row.id, []]));
 for (let round = 0; round < rounds; round++) {
   for (const row of round % 2 === 0 ? rows : [...rows].reverse()) runs.get(row.id)!.push(await measure(loader, row, durationSeconds));

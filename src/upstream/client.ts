@@ -174,8 +174,22 @@ export class UpstreamClient {
     // One timer for the whole call, retries included: the shorter of the call's bound and what is left of the deadline.
     const left = caller.deadline ? Math.max(1, caller.deadline.at - Date.now()) : Infinity;
     const byDeadline = left < this.#timeoutMs;
-    const timeout = AbortSignal.timeout(byDeadline ? left : this.#timeoutMs);
-    const signal = caller.signal ? AbortSignal.any([caller.signal, timeout]) : timeout;
+    // A controller of our own, its timer cleared when the call ends: AbortSignal.timeout would keep
+    // its timer pending for the whole bound after the answer, and AbortSignal.any adds weak
+    // references for the garbage collector to process, on every call.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      byDeadline ? left : this.#timeoutMs,
+    );
+    const onCallerAbort = () => controller.abort();
+    if (caller.signal?.aborted) controller.abort();
+    else caller.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = controller.signal;
     const retryOptions = { retry: retryPolicy(Date.now() + Math.min(left, this.#timeoutMs), signal) };
 
     let status: number;
@@ -200,7 +214,10 @@ export class UpstreamClient {
       if (json) text = await response.body.text();
       else await response.body.dump();
     } catch (error) {
-      throw this.#transportFailure(error, timeout, byDeadline ? caller.deadline : undefined);
+      throw this.#transportFailure(error, timedOut, byDeadline ? caller.deadline : undefined);
+    } finally {
+      clearTimeout(timer);
+      caller.signal?.removeEventListener('abort', onCallerAbort);
     }
     return parseAnswer({ status, json, text, retryAfter, token: caller.authorization.replace(/^Bearer\s+/i, '') });
   }
@@ -211,12 +228,12 @@ export class UpstreamClient {
     return this.#pool.close();
   }
 
-  #transportFailure(error: unknown, timeout: AbortSignal, deadline: CallerHeaders['deadline']) {
+  #transportFailure(error: unknown, timedOut: boolean, deadline: CallerHeaders['deadline']) {
     if (error instanceof undiciErrors.ResponseExceededMaxSizeError) {
       return upstreamBadResponse(`the body is larger than ${this.#maxResponseBytes} bytes`);
     }
     if (
-      timeout.aborted ||
+      timedOut ||
       error instanceof undiciErrors.ConnectTimeoutError ||
       error instanceof undiciErrors.HeadersTimeoutError ||
       error instanceof undiciErrors.BodyTimeoutError

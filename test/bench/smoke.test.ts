@@ -25,7 +25,7 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
     expect(stdout).toContain('| non-2xx answers and errors, 0 | 0 | met |');
 
     const { rows } = JSON.parse(await readFile(json, 'utf8')) as { rows: Array<Record<string, number | string | null>> };
-    expect(rows.map((row) => row.id)).toEqual(['1', '2', '3', '4', '5', '6a', '6b', '7a', '7b']);
+    expect(rows.map((row) => row.id)).toEqual(['1', '2', '3', '4', '5', '6a', '6b', '6c', '7a', '7b']);
     for (const row of rows) {
       expect(row.requests, `row ${row.id}`).toBeGreaterThan(0);
       expect([row.non2xx, row.transportErrors, row.graphqlErrors], `row ${row.id}`).toEqual([0, 0, 0]);
