@@ -10,8 +10,11 @@ export interface Usage {
   atPeak: { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number; arrayBuffersBytes: number };
 }
 
-/** Starts answering `usage` messages from the parent; call once the server listens, with its port. */
-export function reportToParent(port: number): void {
+/**
+ * Starts answering `usage` messages from the parent; call once the server listens, with its port.
+ * When the parent lets go, `beforeExit` (if any) finishes before the process exits.
+ */
+export function reportToParent(port: number, beforeExit?: () => Promise<void>): void {
   const sample = () => {
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     return {
@@ -35,6 +38,9 @@ export function reportToParent(port: number): void {
     peak = now;
     process.send!({ usage });
   });
-  process.on('disconnect', () => process.exit(0));
+  process.on('disconnect', () => {
+    if (beforeExit) beforeExit().finally(() => process.exit(0));
+    else process.exit(0);
+  });
   process.send!({ port });
 }

@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     rows: { type: 'string' },
     /** Write V8 CPU profiles of the gateway processes into this folder (node --cpu-prof). */
     profile: { type: 'string' },
+    /** Write sampled allocation profiles of the gateway processes into this folder (freed objects included). */
+    allocations: { type: 'string' },
     /** The Node binary every server runs on. @default this process's */
     node: { type: 'string' },
     /** Extra Node flags for the gateway processes, e.g. "--max-semi-space-size=2", to try a setting. */
@@ -47,6 +49,8 @@ const { values: args } = parseArgs({
      * resolves the same packages.
      */
     compare: { type: 'string' },
+    /** Node flags for the row-3c gateway only, e.g. to set V8 flags side by side with the defaults (with --compare node_modules/.cache/vms-bench). */
+    'compare-flags': { type: 'string' },
   },
 });
 const serverNode = args.node ?? process.execPath;
@@ -70,14 +74,19 @@ interface Proc {
 
 const children: ChildProcess[] = [];
 
-function start(name: string, file: string | URL, env: Record<string, string> = {}, isGateway = false): Promise<Proc> {
+function start(name: string, file: string | URL, env: Record<string, string> = {}, gatewayFlags?: string): Promise<Proc> {
   const child = fork(new URL(file, import.meta.url), [], {
     execPath: serverNode,
     execArgv: [
-      ...(isGateway && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
-      ...(isGateway && args['gateway-flags'] ? args['gateway-flags'].split(' ') : []),
+      ...(gatewayFlags !== undefined && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
+      ...(gatewayFlags ? gatewayFlags.split(' ') : []),
     ],
-    env: { ...process.env, ...env, NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      ...env,
+      ...(gatewayFlags !== undefined && args.allocations ? { BENCH_ALLOCATIONS: resolve(args.allocations) } : {}),
+      NODE_ENV: 'production',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -208,14 +217,14 @@ const upstreamUrl = (p: Proc) => `http://127.0.0.1:${p.port}/v2`;
 const [floor, slowFloor, gateway, slowGateway, otherGateway] = await Promise.all([
   start('floor', './floor.js', { UPSTREAM_URL: upstreamUrl(upstream) }),
   start('floor (20 ms)', './floor.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }),
-  start('gateway', './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream) }, true),
-  start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, true),
+  start('gateway', './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream) }, args['gateway-flags'] ?? ''),
+  start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, args['gateway-flags'] ?? ''),
   args.compare
     ? start(
         'gateway (compared)',
         pathToFileURL(resolve(args.compare, 'bench', 'gateway.js')),
         { UPSTREAM_URL: upstreamUrl(upstream) },
-        true,
+        args['compare-flags'] ?? args['gateway-flags'] ?? '',
       )
     : undefined,
 ]);

@@ -93,20 +93,20 @@ export function createGateway({
     // INTROSPECTION=false: __schema and __type are refused at validation.
     settings.introspection ? [] : (useDisableIntrospection() as Plugin),
     // Just before execution: an operation over MAX_UPSTREAM_CALLS sends nothing.
-    process.env.BENCH_DROP?.includes('c') ? [] : useUpstreamBudget() as Plugin,
+    useUpstreamBudget() as Plugin,
     // Errors below a root field without a code of ours mean a record that does not fit: UPSTREAM_BAD_RESPONSE.
-    process.env.BENCH_DROP?.includes('c') ? [] : useUpstreamShapeErrors(),
+    useUpstreamShapeErrors(),
     // x-request-id on every answer, /health and /ready included.
-    process.env.BENCH_DROP?.includes('a') ? [] : useRequestId(),
+    useRequestId(),
     // One summary per request, for the log line and the metrics.
-    process.env.BENCH_DROP?.includes('a') ? [] : useRequestSummary((summary) => {
+    useRequestSummary((summary) => {
       logLine(summary);
       metrics.observeRequest(summary);
     }),
     // One server span per operation, the parent of the upstream calls' spans.
     tracer ? useTracing(tracer, { continueCallerTrace: settings.traceCallerContext }) : [],
     // GET /ready, answered in onRequest, whatever the upstream's health.
-    process.env.BENCH_DROP?.includes('b') ? [] : useReadiness(),
+    useReadiness(),
     // GraphiQL's static files under /graphiql/, answered in onRequest; the page itself is Yoga's.
     settings.graphiql ? useGraphiQLAssets() : [],
     // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
@@ -122,9 +122,9 @@ export function createGateway({
     // FIELD_SUGGESTIONS=false: every "Did you mean ...?" hidden, of validation and of variables alike.
     settings.fieldSuggestions ? [] : useHiddenSuggestions(),
     // private, no-store on every answer but preflights: each depends on the caller's token.
-    process.env.BENCH_DROP?.includes('b') ? [] : useCacheControl(),
+    useCacheControl(),
     // nosniff on every answer; framing and script policy on GraphiQL's page.
-    process.env.BENCH_DROP?.includes('b') ? [] : useSecurityHeaders(),
+    useSecurityHeaders(),
     // With an allow-list the CORS headers depend on Origin: say so to caches.
     settings.corsOrigins.length > 0 ? useVaryOrigin() : [],
     // Last: compresses the final body, with every header already set.
