@@ -44,13 +44,15 @@ const { values: args } = parseArgs({
     /** Leave the peer row out (it is left out of --smoke anyway). */
     'skip-peer': { type: 'boolean', default: false },
     /**
-     * Another build of the gateway to run beside this one as row 3c: a copy of
+     * Another build of the gateway to run beside this one as rows 3c, 4c and 5c: a copy of
      * node_modules/.cache/vms-bench made before a change, kept under node_modules so that it
      * resolves the same packages.
      */
     compare: { type: 'string' },
-    /** Node flags for the row-3c gateway only, e.g. to set V8 flags side by side with the defaults (with --compare node_modules/.cache/vms-bench). */
+    /** Node flags for the compared gateway only (rows 3c, 4c, 5c), e.g. to set V8 flags side by side with the defaults (with --compare node_modules/.cache/vms-bench). */
     'compare-flags': { type: 'string' },
+    /** The Node binary (or a wrapper that execs one) for the compared gateway only. @default --node */
+    'compare-node': { type: 'string' },
   },
 });
 const serverNode = args.node ?? process.execPath;
@@ -74,9 +76,15 @@ interface Proc {
 
 const children: ChildProcess[] = [];
 
-function start(name: string, file: string | URL, env: Record<string, string> = {}, gatewayFlags?: string): Promise<Proc> {
+function start(
+  name: string,
+  file: string | URL,
+  env: Record<string, string> = {},
+  gatewayFlags?: string,
+  execPath = serverNode,
+): Promise<Proc> {
   const child = fork(new URL(file, import.meta.url), [], {
-    execPath: serverNode,
+    execPath,
     execArgv: [
       ...(gatewayFlags !== undefined && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
       ...(gatewayFlags ? gatewayFlags.split(' ') : []),
@@ -225,6 +233,7 @@ const [floor, slowFloor, gateway, slowGateway, otherGateway] = await Promise.all
         pathToFileURL(resolve(args.compare, 'bench', 'gateway.js')),
         { UPSTREAM_URL: upstreamUrl(upstream) },
         args['compare-flags'] ?? args['gateway-flags'] ?? '',
+        args['compare-node'],
       )
     : undefined,
 ]);
@@ -253,12 +262,9 @@ const allRows: Row[] = [
   { id: '3', what: 'gateway: apiKeys(first: 25)', server: gateway, job: graphql(gateway, apiKeysQuery(25)) },
   ...(otherGateway
     ? [
-        {
-          id: '3c',
-          what: `gateway built in ${args.compare}: apiKeys(first: 25)`,
-          server: otherGateway,
-          job: graphql(otherGateway, apiKeysQuery(25)),
-        },
+        { id: '3c', what: 'compared gateway: apiKeys(first: 25)', server: otherGateway, job: graphql(otherGateway, apiKeysQuery(25)) },
+        { id: '4c', what: 'compared gateway: apiKeys(first: 100)', server: otherGateway, job: graphql(otherGateway, apiKeys100) },
+        { id: '5c', what: 'compared gateway: createFolder', server: otherGateway, job: graphql(otherGateway, createFolder) },
       ]
     : []),
   { id: '4', what: 'gateway: apiKeys(first: 100), 4 upstream pages', server: gateway, job: graphql(gateway, apiKeys100) },

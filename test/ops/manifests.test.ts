@@ -108,7 +108,7 @@ describe('Dockerfile', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);
     expect(dockerfile.match(/^USER (\S+)$/m)?.[1]).toBe('node');
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--max-semi-space-size=64", "dist\/main\.js"\]$/m);
   });
 
   it('exposes and health-checks the port the Kubernetes manifests use', () => {
