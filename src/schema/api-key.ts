@@ -14,10 +14,10 @@ import {
   upstreamPagesFor,
 } from '../upstream/paging.js';
 import type { ApiKeyRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord, withAuditFields } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
 
-const ApiKey = builder.objectRef<Audited<ApiKeyRecord>>('ApiKey').implement({
+const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key that gives programs access to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({
@@ -62,20 +62,20 @@ builder.queryField('apiKeys', (t) =>
         ]);
       }
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
-      return forwardConnection(apiKeyPages(caller), count, resume);
+      return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), count, resume);
     },
   }),
 );
 
 /** One page of `GET /api_keys` from `cursor`, for the list field and the entity walk alike. */
 const apiKeyPages =
-  (caller: GatewayContext['caller']): FetchPage<Audited<ApiKeyRecord>> =>
+  (caller: GatewayContext['caller']): FetchPage<ApiKeyRecord> =>
   async (cursor, limit) => {
     const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit, cursor: cursor ?? undefined } });
     const next = nextCursorFromLinks(links);
     if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
     if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
-    return { items: (result as ApiKeyRecord[]).map(withAuditFields), next };
+    return { items: result as ApiKeyRecord[], next };
   };
 
 /**
@@ -95,9 +95,9 @@ builder.asEntity(ApiKey, {
 });
 
 /** One loader per request (per Caller), so every representation of the request shares the walk. */
-const loaders = new WeakMap<GatewayContext['caller'], DataLoader<string, Audited<ApiKeyRecord>>>();
+const loaders = new WeakMap<GatewayContext['caller'], DataLoader<string, ApiKeyRecord>>();
 
-function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, Audited<ApiKeyRecord>> {
+function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, ApiKeyRecord> {
   let loader = loaders.get(caller);
   if (!loader) {
     loader = new DataLoader((ids) => walkForApiKeys(caller, ids));
@@ -106,9 +106,9 @@ function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, Audit
   return loader;
 }
 
-async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<Audited<ApiKeyRecord> | Error>> {
+async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
-  const found = new Map<string, Audited<ApiKeyRecord>>();
+  const found = new Map<string, ApiKeyRecord>();
   const page = apiKeyPages(caller);
   let cursor: string | null = null;
   do {

@@ -1,10 +1,10 @@
 import type { CategoryRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 
-const Category = builder.objectRef<Audited<CategoryRecord>>('Category').implement({
+const Category = builder.objectRef<CategoryRecord>('Category').implement({
   description: 'A category videos can be filed under.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

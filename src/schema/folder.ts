@@ -1,10 +1,10 @@
 import type { FolderRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
 
-const Folder = builder.objectRef<Audited<FolderRecord>>('Folder').implement({
+const Folder = builder.objectRef<FolderRecord>('Folder').implement({
   description: 'A folder that groups videos.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

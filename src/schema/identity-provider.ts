@@ -1,5 +1,5 @@
 import { IDENTITY_PROVIDER_COMPANIES, IDENTITY_PROVIDER_TYPES, type IdentityProviderRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
@@ -19,7 +19,7 @@ const IdentityProviderType = upstreamEnum(
   },
 );
 
-const IdentityProvider = builder.objectRef<Audited<IdentityProviderRecord>>('IdentityProvider').implement({
+const IdentityProvider = builder.objectRef<IdentityProviderRecord>('IdentityProvider').implement({
   description: 'An identity provider through which users sign in with single sign-on.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

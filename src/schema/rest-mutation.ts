@@ -1,9 +1,7 @@
 import type { InputFieldMap, ObjectRef } from '@pothos/core';
 import type { GatewayContext } from '../context.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
-import type { AuditRecord } from '../upstream/records.js';
 import { routeParamsOf } from '../upstream/route.js';
-import { withAuditFields } from './audited-record.js';
 import { builder } from './builder.js';
 import type { inputRules } from './input-rules.js';
 
@@ -82,6 +80,5 @@ function recordOf<T>(result: unknown, requestedId: string | undefined): T {
   if (requestedId !== undefined && (typeof id === 'string' || typeof id === 'number') && String(id) !== requestedId) {
     throw upstreamBadResponse('the record’s id is not the one requested');
   }
-  // Audited records (all but hotspots) get the graph's names of their audit fields.
-  return ('created_by' in result ? withAuditFields(result as AuditRecord) : result) as T;
+  return result as T;
 }

@@ -1,5 +1,5 @@
 import { SERVICE_PROVIDERS, type ServiceRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
@@ -12,7 +12,7 @@ const ServiceProvider = upstreamEnum('ServiceProvider', 'Third party behind a co
   YOUTUBE: { value: 'youtube', description: 'YouTube.' },
 });
 
-const Service = builder.objectRef<Audited<ServiceRecord>>('Service').implement({
+const Service = builder.objectRef<ServiceRecord>('Service').implement({
   description: 'A third-party service connected to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({

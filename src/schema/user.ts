@@ -1,5 +1,5 @@
 import { USER_ROLES, type UserRecord } from '../upstream/records.js';
-import { type Audited, AuditedRecord } from './audited-record.js';
+import { AuditedRecord } from './audited-record.js';
 import { builder, referenceEntity } from './builder.js';
 import { inputRules, rules } from './input-rules.js';
 import { restMutation } from './rest-mutation.js';
@@ -12,7 +12,7 @@ const UserRole = upstreamEnum('UserRole', 'What a user may do in the video libra
   OWNER: { value: 'owner', description: 'Owns the account.' },
 });
 
-const User = builder.objectRef<Audited<UserRecord>>('User').implement({
+const User = builder.objectRef<UserRecord>('User').implement({
   description: 'A person with access to the video library.',
   interfaces: [AuditedRecord],
   fields: (t) => ({
