@@ -9,8 +9,10 @@ function reference(text: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/.exec(text);
   if (!match) return false;
   const [year, month, day, hours, minutes, seconds] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day, hours, minutes, seconds));
-  date.setUTCFullYear(year); // Date.UTC reads years 0-99 as 1900-1999
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999 (and 0000-02-29 exists, 1900-02-29 does not).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hours, minutes, seconds, 0);
   return (
     date.getUTCFullYear() === year &&
     date.getUTCMonth() === month - 1 &&
@@ -26,6 +28,7 @@ describe('DateTime', () => {
     ['2025-01-01T00:00:00.000Z', true],
     ['2024-02-29T23:59:59Z', true],
     ['2000-02-29T12:00:00.5Z', true],
+    ['0000-02-29T00:00:00Z', true],
     ['2025-12-31T23:59:59.123456789Z', true],
     ['2025-02-29T00:00:00.000Z', false],
     ['1900-02-29T00:00:00.000Z', false],
