@@ -61,10 +61,16 @@ function documentPerOperation(document: DocumentNode, operationName: string | nu
     if (definition.kind === Kind.OPERATION_DEFINITION) names.push(definition.name?.value ?? '');
   }
   if (names.length < 2 || !names.includes(operationName)) return document;
-  const copies = documentCopies.get(document) ?? new Map<string, DocumentNode>();
-  documentCopies.set(document, copies);
-  const copy = copies.get(operationName) ?? { ...document };
-  copies.set(operationName, copy);
+  let copies = documentCopies.get(document);
+  if (copies === undefined) {
+    copies = new Map();
+    documentCopies.set(document, copies);
+  }
+  let copy = copies.get(operationName);
+  if (copy === undefined) {
+    copy = { ...document };
+    copies.set(operationName, copy);
+  }
   return copy;
 }
 
