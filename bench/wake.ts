@@ -3,6 +3,7 @@
 // alone, the floor, the gateway), each in its own process on 127.0.0.1, on the Node given by
 // --node. With --busy, one process per CPU spins at the lowest priority meanwhile, so that no CPU halts:
 // if the idle penalty then disappears, it belongs to the machine's idle state, not to the servers.
+// It also prints the CPU each server burns per second while nobody calls it.
 //
 //   npm run bench:wake -- [--node /path/to/node] [--busy] [--requests 400] [--idle-ms 20]
 
@@ -86,6 +87,15 @@ const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(v
 // Warm every server first, so that no process is still compiling its hot paths.
 for (const target of targets) for (let i = 0; i < 3000; i++) await once(target);
 
+// What each server burns while nobody calls it: its own timers (and the probe's 50 ms sampler, the same in each).
+const IDLE_SECONDS = 5;
+const idleBefore = await Promise.all(targets.map((target) => usage(target.child)));
+await sleep(IDLE_SECONDS * 1000);
+const idleAfter = await Promise.all(targets.map((target) => usage(target.child)));
+const idleCpu = targets.map(
+  (target, i) => `${target.name} ${((idleAfter[i]!.cpuMicros - idleBefore[i]!.cpuMicros) / 1000 / IDLE_SECONDS).toFixed(1)} ms`,
+);
+
 const results: string[] = [];
 for (const target of targets) {
   for (const idle of [0, idleMs]) {
@@ -112,5 +122,7 @@ console.log(
     '| Server | Requests sent | p50 ms | p99 ms | server CPU µs/req |',
     '|---|---|---:|---:|---:|',
     ...results,
+    '',
+    `CPU per second of idle, over ${IDLE_SECONDS} s: ${idleCpu.join(', ')}.`,
   ].join('\n'),
 );
