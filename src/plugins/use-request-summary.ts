@@ -85,10 +85,11 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
       const durationMs = performance.now() - record.started;
       const size = record.batch?.length;
       const client = clientOf(request.headers);
+      const requestId = requestIdOf(request);
       record.operations.forEach((tracked, index) => {
         const failed = tracked.errorCodes.length > 0 || response.status >= 400;
         listener({
-          requestId: requestIdOf(request),
+          requestId,
           client,
           ...(size === undefined ? {} : { batch: { index, size } }),
           operationName: tracked.operationName,

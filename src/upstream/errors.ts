@@ -97,19 +97,18 @@ export function retryAfterSeconds(header: string | undefined, now = Date.now()):
  * field, bounded and redacted. Nothing else of it is passed on.
  */
 function visibleError(error: unknown, token: string | undefined): Record<string, string> | undefined {
-  const message = messageOf(error);
-  if (typeof error !== 'object' || error === null) {
-    return message === undefined ? undefined : { message: capped(redacted(message, token), UPSTREAM_ERROR_BOUNDS.messageLength) };
-  }
-  const { code, field } = error as Record<string, unknown>;
   const visible: Record<string, string> = {};
+  const message = messageOf(error);
   if (message !== undefined) visible.message = capped(redacted(message, token), UPSTREAM_ERROR_BOUNDS.messageLength);
-  for (const [key, value] of [
-    ['code', code],
-    ['field', field],
-  ] as const) {
-    if (typeof value !== 'string' && typeof value !== 'number') continue;
-    visible[key] = capped(redacted(String(value), token), UPSTREAM_ERROR_BOUNDS.fieldLength);
+  if (typeof error === 'object' && error !== null) {
+    const { code, field } = error as Record<string, unknown>;
+    for (const [key, value] of [
+      ['code', code],
+      ['field', field],
+    ] as const) {
+      if (typeof value !== 'string' && typeof value !== 'number') continue;
+      visible[key] = capped(redacted(String(value), token), UPSTREAM_ERROR_BOUNDS.fieldLength);
+    }
   }
   return Object.keys(visible).length > 0 ? visible : undefined;
 }
