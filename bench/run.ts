@@ -20,7 +20,8 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { LoadJob, LoadResult } from './load.js';
 import { preparePeer, startPeer } from './peer.js';
-import type { Usage } from './probe.js';
+import { apiKeys100, apiKeysQuery, createFolder } from './queries.js';
+import { ask, forkServer, type ServerProcess } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,13 +67,7 @@ const WARMUP_CONNECTIONS = 50;
 
 // --- processes --------------------------------------------------------------
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  port: number;
-  /** CPU so far and peak RSS since the last call. */
-  usage(): Promise<Usage>;
-}
+type Proc = ServerProcess;
 
 const children: ChildProcess[] = [];
 
@@ -83,39 +78,15 @@ function start(
   gatewayFlags?: string,
   execPath = serverNode,
 ): Promise<Proc> {
-  const child = fork(new URL(file, import.meta.url), [], {
+  const isGateway = gatewayFlags !== undefined;
+  return forkServer(name, file, {
     execPath,
     execArgv: [
-      ...(gatewayFlags !== undefined && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
+      ...(isGateway && args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : []),
       ...(gatewayFlags ? gatewayFlags.split(' ') : []),
     ],
-    env: {
-      ...process.env,
-      ...env,
-      ...(gatewayFlags !== undefined && args.allocations ? { BENCH_ALLOCATIONS: resolve(args.allocations) } : {}),
-      NODE_ENV: 'production',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it listened`)));
-    child.once('message', (message: { port: number }) =>
-      resolve({ name, child, port: message.port, usage: () => ask<Usage>(child, 'usage', 'usage') }),
-    );
-  });
-}
-
-function ask<T>(child: ChildProcess, message: unknown, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (answer: Record<string, unknown>) => {
-      if (!(key in answer) && !('error' in answer)) return;
-      child.off('message', onMessage);
-      if ('error' in answer) reject(new Error(String(answer.error)));
-      else resolve(answer[key] as T);
-    };
-    child.on('message', onMessage);
-    child.send(message as object);
+    env: { ...env, ...(isGateway && args.allocations ? { BENCH_ALLOCATIONS: resolve(args.allocations) } : {}) },
+    track: children,
   });
 }
 
@@ -128,15 +99,6 @@ process.once('SIGINT', () => {
 });
 
 // --- rows --------------------------------------------------------------------
-
-const apiKeyFields = 'id name type permissions createdBy createdTime updatedBy updatedTime';
-const pageInfo = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
-// With every field, first: 100 passes the default cost limit (README, "Security and limits"), so row 4 asks for fewer.
-const apiKeysQuery = (first: number, fields = apiKeyFields) =>
-  `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
-const apiKeys100 = apiKeysQuery(100, 'id name type permissions createdTime');
-const createFolder =
-  'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';
 
 interface Row {
   id: string;
@@ -251,24 +213,23 @@ if (!args.smoke && !args['skip-peer']) {
   else {
     const started = await startPeer(prepared.dir, upstreamUrl(upstream), serverNode);
     children.push(started.child);
-    peer = { name: 'peer', child: started.child, port: started.port, usage: async () => started.usage() };
+    peer = { child: started.child, port: started.port, usage: async () => started.usage() };
     peerQuery = prepared.query;
   }
 }
 
+/** Rows 3, 4 and 5 of a gateway: one page of keys, four upstream pages, a mutation. */
+const gatewayRows = (server: Proc, suffix: string, label: string): Row[] => [
+  { id: `3${suffix}`, what: `${label}: apiKeys(first: 25)`, server, job: graphql(server, apiKeysQuery(25)) },
+  { id: `4${suffix}`, what: `${label}: apiKeys(first: 100), 4 upstream pages`, server, job: graphql(server, apiKeys100) },
+  { id: `5${suffix}`, what: `${label}: createFolder`, server, job: graphql(server, createFolder) },
+];
+
 const allRows: Row[] = [
   { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
   { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
-  { id: '3', what: 'gateway: apiKeys(first: 25)', server: gateway, job: graphql(gateway, apiKeysQuery(25)) },
-  ...(otherGateway
-    ? [
-        { id: '3c', what: 'compared gateway: apiKeys(first: 25)', server: otherGateway, job: graphql(otherGateway, apiKeysQuery(25)) },
-        { id: '4c', what: 'compared gateway: apiKeys(first: 100)', server: otherGateway, job: graphql(otherGateway, apiKeys100) },
-        { id: '5c', what: 'compared gateway: createFolder', server: otherGateway, job: graphql(otherGateway, createFolder) },
-      ]
-    : []),
-  { id: '4', what: 'gateway: apiKeys(first: 100), 4 upstream pages', server: gateway, job: graphql(gateway, apiKeys100) },
-  { id: '5', what: 'gateway: createFolder', server: gateway, job: graphql(gateway, createFolder) },
+  ...gatewayRows(gateway, '', 'gateway'),
+  ...(otherGateway ? gatewayRows(otherGateway, 'c', 'compared gateway') : []),
   { id: '6a', what: `direct REST, upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowUpstream, job: rest(slowUpstream) },
   {
     id: '6b',

@@ -7,11 +7,12 @@
 //
 //   npm run bench:wake -- [--node /path/to/node] [--busy] [--requests 400] [--idle-ms 20]
 
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import type { Usage } from './probe.js';
+import { apiKeysQuery } from './queries.js';
+import { forkServer } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,28 +26,7 @@ const serverNode = args.node ?? process.execPath;
 const requests = Number(args.requests);
 const idleMs = Number(args['idle-ms']);
 const children: ChildProcess[] = [];
-
-function start(file: string, env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
-  const child = fork(new URL(file, import.meta.url), [], {
-    execPath: serverNode,
-    env: { ...process.env, ...env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return new Promise((resolve) => child.once('message', (message: { port: number }) => resolve({ port: message.port, child })));
-}
-
-function usage(child: ChildProcess): Promise<Usage> {
-  return new Promise((resolve) => {
-    const onMessage = (answer: { usage?: Usage }) => {
-      if (!answer.usage) return;
-      child.off('message', onMessage);
-      resolve(answer.usage);
-    };
-    child.on('message', onMessage);
-    child.send('usage');
-  });
-}
+const start = (file: string, env: Record<string, string> = {}) => forkServer(file, file, { execPath: serverNode, env, track: children });
 
 const upstream = await start('./upstream.js');
 const upstreamUrl = `http://127.0.0.1:${upstream.port}/v2`;
@@ -56,14 +36,11 @@ const [floor, gateway] = await Promise.all([
 ]);
 const spinners = args.busy ? cpus().map(() => spawn('nice', ['-n', '19', process.execPath, '-e', 'for(;;){}'], { stdio: 'ignore' })) : [];
 
-const query = JSON.stringify({
-  query:
-    'query { apiKeys(first: 25) { edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
-});
+const query = JSON.stringify({ query: apiKeysQuery(25) });
 const targets = [
-  { name: 'direct REST', child: upstream.child, url: `${upstreamUrl}/api_keys?limit=25`, method: 'GET' as const, body: undefined },
-  { name: 'floor', child: floor.child, url: `http://127.0.0.1:${floor.port}/graphql`, method: 'POST' as const, body: query },
-  { name: 'gateway', child: gateway.child, url: `http://127.0.0.1:${gateway.port}/graphql`, method: 'POST' as const, body: query },
+  { name: 'direct REST', server: upstream, url: `${upstreamUrl}/api_keys?limit=25`, method: 'GET' as const, body: undefined },
+  { name: 'floor', server: floor, url: `http://127.0.0.1:${floor.port}/graphql`, method: 'POST' as const, body: query },
+  { name: 'gateway', server: gateway, url: `http://127.0.0.1:${gateway.port}/graphql`, method: 'POST' as const, body: query },
 ];
 const agent = new Agent({ connections: 1 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,9 +66,9 @@ for (const target of targets) for (let i = 0; i < 3000; i++) await once(target);
 
 // What each server burns while nobody calls it: its own timers (and the probe's 50 ms sampler, the same in each).
 const IDLE_SECONDS = 5;
-const idleBefore = await Promise.all(targets.map((target) => usage(target.child)));
+const idleBefore = await Promise.all(targets.map((target) => target.server.usage()));
 await sleep(IDLE_SECONDS * 1000);
-const idleAfter = await Promise.all(targets.map((target) => usage(target.child)));
+const idleAfter = await Promise.all(targets.map((target) => target.server.usage()));
 const idleCpu = targets.map(
   (target, i) => `${target.name} ${((idleAfter[i]!.cpuMicros - idleBefore[i]!.cpuMicros) / 1000 / IDLE_SECONDS).toFixed(1)} ms`,
 );
@@ -99,13 +76,13 @@ const idleCpu = targets.map(
 const results: string[] = [];
 for (const target of targets) {
   for (const idle of [0, idleMs]) {
-    const before = await usage(target.child);
+    const before = await target.server.usage();
     const times: number[] = [];
     for (let i = 0; i < requests; i++) {
       if (idle > 0) await sleep(idle);
       times.push(await once(target));
     }
-    const after = await usage(target.child);
+    const after = await target.server.usage();
     const cpu = (after.cpuMicros - before.cpuMicros) / requests;
     results.push(
       `| ${target.name} | ${idle === 0 ? 'back to back' : `after ${idle} ms idle`} | ${median(times).toFixed(2)} | ${p99(times).toFixed(2)} | ${cpu.toFixed(0)} |`,

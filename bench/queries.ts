@@ -1,0 +1,14 @@
+// The operations the benchmark sends, shared by its scripts so that every number is about the same work.
+
+const apiKeyFields = 'id name type permissions createdBy createdTime updatedBy updatedTime';
+const pageInfo = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+
+/** A page of API keys with cursors and pageInfo: every field by default, which the floor serves too. */
+export const apiKeysQuery = (first: number, fields = apiKeyFields) =>
+  `query { apiKeys(first: ${first}) { edges { cursor node { ${fields} } } ${pageInfo} } }`;
+
+// With every field, first: 100 passes the default cost limit (README, "Security and limits"), so it asks for fewer.
+export const apiKeys100 = apiKeysQuery(100, 'id name type permissions createdTime');
+
+export const createFolder =
+  'mutation { createFolder(input: { name: "bench" }) { folder { id name createdBy createdTime updatedBy updatedTime } } }';
