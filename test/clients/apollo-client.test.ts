@@ -6,28 +6,13 @@ import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
 /**
  * Apollo Client 4, configured as its documentation shows, against the sandbox over real HTTP:
  * every HTTP request it sends is recorded, so the tests assert how many went out and how.
  */
 const it = gatewayOverSandbox();
-
-interface Sent {
-  method: string;
-  /** The parsed JSON body of a POST; an array for a batch. */
-  body: unknown;
-  url: string;
-}
-
-/** fetch, recording what Apollo sends; the sandbox's token on every request, as an app would add it. */
-function recordingFetch(sent: Sent[]): typeof fetch {
-  return async (input, init) => {
-    const url = String(input);
-    sent.push({ method: init?.method ?? 'GET', url, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
-    return fetch(input, init);
-  };
-}
 
 const headers = { authorization: 'Bearer sandbox-token' };
 
@@ -64,7 +49,7 @@ const allKeys = Array.from({ length: 62 }, (_, i) => ({ id: `ak_${String(i + 1).
 
 describe('Apollo Client', () => {
   it('pages apiKeys to the end with relayStylePagination and fetchMore: 62 keys in order, one request per page', async ({ gateway }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const client = new ApolloClient({
       link: new HttpLink({ uri: gateway.url, headers, fetch: recordingFetch(sent) }),
       cache: new InMemoryCache({ typePolicies: { Query: { fields: { apiKeys: relayStylePagination() } } } }),
@@ -133,7 +118,7 @@ describe('Apollo Client', () => {
   });
 
   it('sends queries in one batched request with BatchHttpLink and gets each answer back', async ({ gateway }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const client = new ApolloClient({
       link: new BatchHttpLink({ uri: gateway.url, headers, fetch: recordingFetch(sent), batchMax: 10, batchInterval: 20 }),
       cache: new InMemoryCache(),
@@ -153,7 +138,7 @@ describe('Apollo Client', () => {
   });
 
   it('sends a known query by hash alone with PersistedQueryLink: hash, then text once, then hash by GET', async ({ gateway }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const link = ApolloLink.from([
       new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex'), useGETForHashedQueries: true }),
       new HttpLink({ uri: gateway.url, headers, fetch: recordingFetch(sent) }),
@@ -177,7 +162,7 @@ describe('Apollo Client', () => {
     expect(
       sent.map((request) => [
         request.method,
-        request.method === 'GET' ? new URL(request.url).searchParams.has('query') : 'query' in (request.body as object),
+        request.method === 'GET' ? request.url.searchParams.has('query') : 'query' in (request.body as object),
       ]),
     ).toEqual([
       ['GET', false],

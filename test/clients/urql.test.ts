@@ -4,23 +4,10 @@ import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { persistedExchange } from '@urql/exchange-persisted';
 import { describe, expect } from 'vitest';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
 /** urql, with its default options and with graphcache, against the sandbox over real HTTP. */
 const it = gatewayOverSandbox();
-
-interface Sent {
-  method: string;
-  url: URL;
-  body: Record<string, unknown> | undefined;
-}
-
-function recordingFetch(sent: Sent[]): typeof fetch {
-  return async (input, init) => {
-    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined;
-    sent.push({ method: init?.method ?? 'GET', url: new URL(String(input)), body });
-    return fetch(input, init);
-  };
-}
 
 const fetchOptions = { headers: { authorization: 'Bearer sandbox-token' } };
 
@@ -46,7 +33,7 @@ type Page = { apiKeys: { edges: Array<{ node: { id: string } }>; pageInfo: { has
 
 describe('urql', () => {
   it('with its default options sends queries by GET with only the Authorization header, and mutations by POST', async ({ gateway }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const client = new Client({
       url: gateway.url,
       exchanges: [documentCacheExchange, fetchExchange],
@@ -81,7 +68,7 @@ describe('urql', () => {
   });
 
   it('pages apiKeys to the end with graphcache relayPagination: 62 keys in order, one request per page', async ({ gateway }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const client = new Client({
       url: gateway.url,
       exchanges: [cacheExchange({ resolvers: { Query: { apiKeys: relayPagination() } } }), fetchExchange],
@@ -101,7 +88,7 @@ describe('urql', () => {
   it('sends a known query by hash alone with persistedExchange: hash, then hash and text once, then hash, all by GET', async ({
     gateway,
   }) => {
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const query = gql`
       query UrqlPersisted {
         apiKeys(first: 2) {
@@ -121,7 +108,12 @@ describe('urql', () => {
     const expected = { apiKeys: { nodes: [{ id: 'ak_001' }, { id: 'ak_002' }] } };
     expect((await make().query(query, {}).toPromise()).data).toEqual(expected);
     expect((await make().query(query, {}).toPromise()).data).toEqual(expected);
-    expect(sent.map((request) => [request.method, request.url.searchParams.has('query') || request.body?.query !== undefined])).toEqual([
+    expect(
+      sent.map((request) => [
+        request.method,
+        request.url.searchParams.has('query') || (request.body as { query?: unknown } | undefined)?.query !== undefined,
+      ]),
+    ).toEqual([
       ['GET', false],
       ['GET', true],
       ['GET', false],
