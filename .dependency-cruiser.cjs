@@ -63,10 +63,10 @@ module.exports = {
       to: { path: '^src/server/' },
     },
     {
-      name: 'only-main-starts-the-sandbox',
+      name: 'only-the-upstream-source-starts-the-sandbox',
       severity: 'error',
-      comment: 'The gateway never knows whether its upstream is the sandbox.',
-      from: { path: '^src/', pathNot: '^src/(main\\.ts$|sandbox/)' },
+      comment: 'The gateway never knows whether its upstream is the sandbox: one function of the process layer decides.',
+      from: { path: '^src/', pathNot: '^src/(server/upstream-source\\.ts$|sandbox/)' },
       to: { path: '^src/sandbox/' },
     },
     {

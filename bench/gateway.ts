@@ -1,15 +1,12 @@
-// The gateway under test, started exactly as src/main.ts starts it (createGateway behind the
-// http front), against the upstream named in UPSTREAM_URL. With BENCH_ALLOCATIONS=DIR it also
+// The gateway under test, started by the same function as `npm start` (src/server/start.ts),
+// with production's defaults, against the upstream named in UPSTREAM_URL. With BENCH_ALLOCATIONS=DIR it also
 // samples every allocation (those the garbage collector has freed included) and writes the
 // profile to DIR when the benchmark lets it go: `npm run bench -- --allocations DIR`.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { defaultSettings } from '../src/config/settings.js';
-import { createGateway } from '../src/gateway.js';
-import { createHttpServer } from '../src/server/http-server.js';
+import { startGateway } from '../src/server/start.js';
 import { reportToParent } from './probe.js';
 
 /** Samples allocations from now on; the returned function writes the profile into `dir`. */
@@ -36,7 +33,11 @@ function sampleAllocations(dir: string): () => Promise<void> {
 const writeAllocations = process.env.BENCH_ALLOCATIONS ? sampleAllocations(process.env.BENCH_ALLOCATIONS) : undefined;
 
 // Production's defaults (no GraphiQL, introspection or CORS), as a deployment runs.
-const settings = defaultSettings({ production: true });
-const gateway = createGateway({ ...settings, upstreamUrl: new URL(process.env.UPSTREAM_URL!) });
-const server = createHttpServer(gateway, settings);
-server.listen(0, '127.0.0.1', () => reportToParent((server.address() as AddressInfo).port, writeAllocations));
+const running = await startGateway({
+  production: true,
+  upstreamUrl: new URL(process.env.UPSTREAM_URL!),
+  host: '127.0.0.1',
+  port: 0,
+  metricsPort: 0,
+});
+reportToParent(running.port, writeAllocations);

@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
-import type { Settings } from './config/settings.js';
+import type { SectionSettings } from './config/settings.js';
 import { requestIdOf } from './observability/request-id.js';
 import { RequestBudget } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
+import { statusOf } from './upstream/errors.js';
 
 /** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
 const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
@@ -17,12 +18,9 @@ class Caller {
   /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
   readonly authorization: string | null;
   readonly requestId: string;
-  /** Upstream calls sent for this request so far, for the request's log line. */
-  upstreamCalls = 0;
-  /** Whether the upstream answered a call with anything but 401 or 403, i.e. took the token as real. */
-  upstreamAccepted = false;
   /** Upstream calls and time left, shared by every operation of the HTTP request (a batch has several). */
   readonly budget: RequestBudget;
+  readonly #statuses: Array<number | undefined> = [];
   readonly #request: Request;
   readonly #client: UpstreamClient;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
@@ -34,6 +32,11 @@ class Caller {
     this.budget = budget;
     this.#request = request;
     this.#client = client;
+  }
+
+  /** The HTTP status each upstream call of this operation got, in order; undefined where no answer came. */
+  get upstreamStatuses(): ReadonlyArray<number | undefined> {
+    return this.#statuses;
   }
 
   /** Sends a write: never deduplicated, never cached. */
@@ -54,19 +57,16 @@ class Caller {
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     const exceeded = this.budget.spend();
     if (exceeded) throw exceeded;
-    this.upstreamCalls++;
+    const caller = { authorization: this.authorization, requestId: this.requestId };
     try {
-      const envelope = await this.#client.request(request, {
-        authorization: this.authorization,
-        requestId: this.requestId,
+      const { status, envelope } = await this.#client.request(request, caller, {
         signal: this.#request.signal,
         deadline: this.budget.deadline,
       });
-      this.upstreamAccepted = true;
+      this.#statuses.push(status);
       return envelope;
     } catch (error) {
-      const status = (error as { extensions?: { upstream?: { status?: unknown } } }).extensions?.upstream?.status;
-      if (typeof status === 'number' && status !== 401 && status !== 403) this.upstreamAccepted = true;
+      this.#statuses.push(statusOf(error));
       throw error;
     }
   }
@@ -81,12 +81,12 @@ export function isBearer(authorization: string | null): authorization is string 
  * Yoga's `context` option: one Caller per operation, and one budget per HTTP request, shared by
  * the operations of a batch (keyed by the Request, so it lives exactly as long as the request).
  */
-export function callerContext(client: UpstreamClient, limits: Pick<Settings, 'requestDeadlineMs' | 'maxUpstreamCalls'>) {
+export function callerContext(client: UpstreamClient, settings: SectionSettings<'upstream'>) {
   const budgets = new WeakMap<Request, RequestBudget>();
   return ({ request }: { request: Request }): CallerContext => {
     let budget = budgets.get(request);
     if (!budget) {
-      budget = new RequestBudget(limits.maxUpstreamCalls, limits.requestDeadlineMs);
+      budget = new RequestBudget(settings);
       budgets.set(request, budget);
     }
     return { caller: new Caller(request, client, budget) };

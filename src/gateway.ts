@@ -1,6 +1,6 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { TracerProvider } from '@opentelemetry/api';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { type Settings, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
@@ -31,21 +31,23 @@ import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { schema, subgraphSchema } from './schema/index.js';
 import { UpstreamClient } from './upstream/client.js';
 
-/**
- * Any setting (docs/configuration.md; unset ones take their default for `production`), plus what
- * only a program can pass. Process settings (port, host, workers, log level, shutdown, tracing
- * export) are accepted so that src/main.ts can pass all of them, and are used by src/main.ts alone.
- */
-export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & {
-  /** Upstream base address ending in /v2. */
-  upstreamUrl: URL;
+/** What only a program can give a gateway; every other option is a setting of docs/configuration.md. */
+export interface ProgramOptions {
   /** Request lines (info) and upstream-call lines (debug). @default none: nothing is logged */
   logger?: Logger | undefined;
   /** Makes a span per operation and upstream call, see src/observability/tracing.ts. @default none: no tracing */
   tracerProvider?: TracerProvider | undefined;
   /** Headers GraphiQL opens with, e.g. the sandbox's Authorization header. @default none */
   graphiqlHeaders?: Record<string, string> | undefined;
-};
+}
+
+/**
+ * Any setting (unset ones take their default for `production`), with the upstream's address
+ * resolved, plus what only a program can pass. Process settings (port, host, workers, shutdown,
+ * tracing export) are accepted so that the whole settings object can be passed; they are used by
+ * src/server/start.ts and src/main.ts.
+ */
+export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & ProgramOptions & { upstreamUrl: URL };
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
@@ -56,15 +58,19 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** The GraphQL server in front of one upstream. The schema is built once; everything per caller lives in its context. */
+/**
+ * The GraphQL server in front of one upstream. The settings are checked here, against the same
+ * rules as the environment's (SETTING_RULES), whatever their source. The schema is built once;
+ * everything per caller lives in its context.
+ */
 export function createGateway({
-  upstreamUrl,
   logger = createLogger({ level: 'silent' }),
   tracerProvider,
   graphiqlHeaders,
+  upstreamUrl,
   ...chosen
 }: GatewayOptions): Gateway {
-  const settings: Settings = { ...settingsWith(chosen), upstreamUrl };
+  const settings = { ...settingsWith({ ...chosen, upstreamUrl }), upstreamUrl };
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
@@ -72,7 +78,6 @@ export function createGateway({
   const logCall = logUpstreamCall(logger);
   const logLine = logRequest(logger);
   const client = new UpstreamClient({
-    baseUrl: upstreamUrl,
     settings,
     onCall: (call) => {
       logCall(call);
@@ -83,53 +88,49 @@ export function createGateway({
   });
   watchUpstream(metrics, client);
 
-  // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too.
-  const plugins: Plugin[] = [
-    // First: a "simple" request (GET, form or text/plain POST), which a browser sends cross-site without a
-    // preflight, must carry the CSRF header or a Bearer credential, or nothing else is done for it.
+  // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
+  // line says why its plugin stands where it does; what it does is its own docblock's business.
+  const plugins = [
+    // Before parsing, so that a cross-site simple request is refused before any work is done for it.
     useCSRFPrevention(),
-    // Tokens while parsing; depth, aliases, directives, cost and introspection's bounds while validating: before anything runs.
+    // Parsing and validation hooks: they must refuse before anything runs or is cached as valid.
     useLimits(settings),
-    // INTROSPECTION=false: __schema and __type are refused at validation.
-    settings.introspection ? [] : (useDisableIntrospection() as Plugin),
-    // Just before execution: an operation over MAX_UPSTREAM_CALLS sends nothing.
-    useUpstreamBudget() as Plugin,
-    // Errors below a root field without a code of ours mean a record that does not fit: UPSTREAM_BAD_RESPONSE.
+    settings.introspection ? undefined : useDisableIntrospection(),
+    // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
+    useUpstreamBudget(),
+    // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
     useUpstreamShapeErrors(),
-    // x-request-id on every answer, /health and /ready included.
+    // An onResponse hook set before the summary's, so /health and /ready get the header too.
     useRequestId(),
-    // One summary per request, for the log line and the metrics.
-    useRequestSummary((summary) => {
-      logLine(summary);
-      metrics.observeRequest(summary);
+    // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
+    useRequestSummary({
+      onSummary: (summary) => {
+        logLine(summary);
+        metrics.observeRequest(summary);
+      },
     }),
-    // One server span per operation, the parent of the upstream calls' spans.
-    tracer ? useTracing(tracer, { continueCallerTrace: settings.traceCallerContext }) : [],
-    // GET /ready, answered in onRequest, whatever the upstream's health.
+    // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
+    tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
+    // onRequest answers, before any GraphQL work: the request never reaches parsing.
     useReadiness(),
-    // GraphiQL's static files under /graphiql/, answered in onRequest; the page itself is Yoga's.
-    settings.graphiql ? useGraphiQLAssets() : [],
-    // Only listed operations, sent by documentId; after the request summary, so refusals are logged and counted.
-    trustedDocuments ? useTrustedDocuments(trustedDocuments) : [],
-    // Hash-only requests of documents clients registered; never beside trusted documents, which allow no registration.
-    trustedDocuments || settings.apqStoreBytes === 0 ? [] : useAutomaticPersistedQueries(settings.apqStoreBytes),
-    // Executes through graphql-jit, one compiled function per document.
+    settings.graphiql ? useGraphiQLAssets() : undefined,
+    // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
+    trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
+    trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries(settings),
+    // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.
     useJit(),
-    // One upstream answer can hold several error objects: the rest go next to the first, at its path.
+    // Adds the further errors of one upstream answer after useUpstreamShapeErrors has named the others.
     useUpstreamErrors(),
-    // Codes for request-level errors (variables, CSRF) before Yoga derives the HTTP status from them.
+    // onResultProcess hooks, before Yoga derives the HTTP status from the errors' codes.
     useRequestErrorCodes(),
-    // FIELD_SUGGESTIONS=false: every "Did you mean ...?" hidden, of validation and of variables alike.
-    settings.fieldSuggestions ? [] : useHiddenSuggestions(),
-    // private, no-store on every answer but preflights: each depends on the caller's token.
+    settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
+    // onResponse hooks that set headers: before compression, which rebuilds the response.
     useCacheControl(),
-    // nosniff on every answer; framing and script policy on GraphiQL's page.
     useSecurityHeaders(),
-    // With an allow-list the CORS headers depend on Origin: say so to caches.
-    settings.corsOrigins.length > 0 ? useVaryOrigin() : [],
-    // Last: compresses the final body, with every header already set.
-    useCompression(settings.compressionMinBytes),
-  ].flat();
+    settings.corsOrigins.length > 0 ? useVaryOrigin() : undefined,
+    // Last: it compresses the final body, with every header already set.
+    useCompression(settings),
+  ].filter((plugin) => plugin !== undefined);
 
   const cors = corsPolicy(settings);
   const yoga = createYoga<Record<string, unknown>, CallerContext>({

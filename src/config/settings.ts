@@ -20,6 +20,7 @@ import {
 export const SECTIONS = {
   server: 'Server',
   upstream: 'Upstream',
+  breaker: 'Circuit breaker',
   limits: 'Operation limits',
   clients: 'Clients and browsers',
   operations: 'Logs and traces',
@@ -30,7 +31,9 @@ export interface Environment {
   production: boolean;
 }
 
-interface Setting<T, D extends T | undefined> {
+type Section = keyof typeof SECTIONS;
+
+interface Setting<T, D extends T | undefined, S extends Section = Section> {
   /** The environment variable. */
   env: string;
   /** Parser of the variable's text, with its bounds; its `description` lists the accepted values. */
@@ -41,11 +44,12 @@ interface Setting<T, D extends T | undefined> {
   defaultText?: string;
   /** One line of documentation. */
   doc: string;
-  section: keyof typeof SECTIONS;
+  /** Its heading in docs/configuration.md, and the part of the settings the component it configures takes whole. */
+  section: S;
 }
 
-/** Declares one setting; the type parameters check that the default fits the parser. */
-const setting = <T, D extends T | undefined = T>(spec: Setting<T, D>) => spec;
+/** Declares one setting; the type parameters check that the default fits the parser and keep the section's name. */
+const setting = <T, D extends T | undefined = T, const S extends Section = Section>(spec: Setting<T, D, S>) => spec;
 
 const whenNotProduction = ({ production }: Environment) => !production;
 const NOT_IN_PRODUCTION = '`true`, `false` when `NODE_ENV=production`';
@@ -213,36 +217,36 @@ export const SETTINGS = {
     env: 'BREAKER_ERROR_PERCENT',
     parse: wholeNumber(1, 99),
     default: 50,
-    doc: 'The circuit opens when more than this share of the calls in the window failed…',
-    section: 'upstream',
+    doc: 'Share of the window’s calls, in percent, that must have failed before the circuit opens ([rules](security.md#circuit-breaker)).',
+    section: 'breaker',
   }),
   breakerMinCalls: setting({
     env: 'BREAKER_MIN_CALLS',
     parse: wholeNumber(1, 10_000),
     default: 5,
-    doc: '…and the window holds at least this many calls.',
-    section: 'upstream',
+    doc: 'Calls the window must hold before the circuit may open.',
+    section: 'breaker',
   }),
   breakerMinCallers: setting({
     env: 'BREAKER_MIN_CALLERS',
     parse: wholeNumber(1, 1_000),
     default: 3,
-    doc: '…and the failures in the window came from at least this many distinct bearer tokens, so one caller’s bad input cannot open it for everyone.',
-    section: 'upstream',
+    doc: 'Distinct bearer tokens the window’s failures must come from before the circuit may open.',
+    section: 'breaker',
   }),
   breakerWindowMs: setting({
     env: 'BREAKER_WINDOW_MS',
     parse: milliseconds(1_000, 600_000),
     default: 10_000,
     doc: 'Length of the circuit breaker’s rolling window.',
-    section: 'upstream',
+    section: 'breaker',
   }),
   breakerResetMs: setting({
     env: 'BREAKER_RESET_MS',
     parse: milliseconds(100, 600_000),
     default: 10_000,
     doc: 'How long an open circuit refuses calls before it lets one probe through.',
-    section: 'upstream',
+    section: 'breaker',
   }),
 
   maxDepth: setting({
@@ -443,6 +447,12 @@ type ValueOf<S> = S extends Setting<infer T, infer D> ? (undefined extends D ? T
 
 /** Every setting's value, typed from the table. */
 export type Settings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
+
+/**
+ * The settings of one section of the table (or of several), under the table's own names: what a
+ * component takes whole, so that a new setting of its section reaches it without a line of wiring.
+ */
+export type SectionSettings<S extends Section> = { [K in keyof Table as Table[K]['section'] extends S ? K : never]: Settings[K] };
 
 /**
  * Every setting: the given ones, and the defaults for the given `production` (false unless given)

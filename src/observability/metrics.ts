@@ -68,8 +68,10 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
   });
 
   // Only a name vouched for takes one of the label slots: an operation that ran for a token the
-  // upstream accepted, or a trusted document. Junk names sent without a token count as `other`.
-  const vouched = ({ executed, upstreamAccepted }: RequestSummary) => executed && (upstreamAccepted || namesAreTrusted);
+  // upstream accepted (it answered anything but 401 or 403), or a trusted document. Junk names sent
+  // without a token count as `other`.
+  const vouched = ({ executed, upstreamStatuses }: RequestSummary) =>
+    executed && (namesAreTrusted || upstreamStatuses.some((status) => status !== undefined && status !== 401 && status !== 403));
   const operationNames = boundedLabels(MAX_OPERATION_NAMES);
   const operationName = (summary: RequestSummary): string => {
     const name = summary.operationName;

@@ -15,11 +15,12 @@ export interface RequestSummary {
   /** HTTP status of the response. */
   status: number;
   durationMs: number;
+  /** Upstream calls the operation sent. */
   upstreamCalls: number;
   /** The operation passed validation and ran. */
   executed: boolean;
-  /** The upstream answered one of its calls with anything but 401 or 403: the caller's token is real. */
-  upstreamAccepted: boolean;
+  /** The HTTP status each of its upstream calls got, in order; undefined where no answer came. */
+  upstreamStatuses: ReadonlyArray<number | undefined>;
   /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */

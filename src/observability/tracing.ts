@@ -4,7 +4,7 @@
 import { context, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
-import type { Envelope, UpstreamCall, UpstreamRequest } from '../upstream/client.js';
+import type { UpstreamCall, UpstreamRequest } from '../upstream/client.js';
 
 /** Writes `traceparent` (and `tracestate`, which the gateway never sets) and nothing else: no baggage. */
 const TRACE_CONTEXT = new W3CTraceContextPropagator();
@@ -16,7 +16,7 @@ const TRACE_CONTEXT = new W3CTraceContextPropagator();
  * upstream. For the UpstreamClient's `around` option.
  */
 export function traceUpstreamCall(tracer: Tracer) {
-  return (request: UpstreamRequest, send: (headers: Record<string, string>) => Promise<Envelope>): Promise<Envelope> => {
+  return <T>(request: UpstreamRequest, send: (headers: Record<string, string>) => Promise<T>): Promise<T> => {
     const span = tracer.startSpan(`${request.method} ${request.route}`, {
       kind: SpanKind.CLIENT,
       attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, 'url.template': request.route },

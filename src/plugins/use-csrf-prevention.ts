@@ -1,27 +1,31 @@
 import { useCSRFPrevention as useYogaCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
+import { ErrorCode } from '../errors.js';
 
-/** The header Yoga's CSRF prevention asks of requests a browser sends cross-site without a preflight. */
-const CSRF_HEADER = 'x-graphql-yoga-csrf';
+export interface CSRFPreventionOptions {
+  /** Headers of which a simple request must carry one, unless it carries a Bearer credential. @default ['x-graphql-yoga-csrf'] */
+  requestHeaders?: readonly string[];
+}
 
 /**
  * Yoga's CSRF prevention, which refuses a "simple" request (a GET, or a form or text/plain POST)
- * without the `x-graphql-yoga-csrf` header, except one that carries a Bearer credential in
- * `Authorization`. That is not CSRF: a cross-site page cannot make a browser send it without a
- * CORS preflight, which the allow-list answers, and no browser attaches a Bearer credential on its
- * own (it does attach Basic ones, which are therefore still checked). So urql's default GET,
- * `Authorization` and nothing else, is served.
- *
- * It does not hold behind a proxy that turns a cookie into the Authorization header: there the
- * credential is ambient again, and the proxy must do the CSRF check itself (docs/clients.md).
+ * without one of `requestHeaders`, except one that carries a Bearer credential in `Authorization`:
+ * docs/clients.md#csrf says why that is not CSRF, and the one deployment where it would be. The
+ * refusal is answered 403 `CSRF_HEADER_REQUIRED`, the code set here where it is detected.
  */
-export function useCSRFPrevention(): Plugin {
-  const yoga = useYogaCSRFPrevention({ requestHeaders: [CSRF_HEADER] }) as Plugin;
+export function useCSRFPrevention({ requestHeaders = ['x-graphql-yoga-csrf'] }: CSRFPreventionOptions = {}): Plugin {
+  const yoga = useYogaCSRFPrevention({ requestHeaders: [...requestHeaders] });
   return {
     onRequestParse(payload) {
       if (isBearer(payload.request.headers.get('authorization'))) return;
-      return yoga.onRequestParse?.(payload);
+      try {
+        return yoga.onRequestParse?.(payload);
+      } catch (error) {
+        if (!(error instanceof GraphQLError)) throw error;
+        throw new GraphQLError(error.message, { extensions: { ...error.extensions, code: ErrorCode.CSRF_HEADER_REQUIRED } });
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { ASSETS_PATH, graphiqlAssets } from '../graphiql/assets.js';
+import { acceptsGzip } from '../http/accept-encoding.js';
 
 /**
  * Serves GraphiQL's static files under /graphiql/: content-hashed names, so each is cached for a
@@ -30,7 +31,7 @@ export function useGraphiQLAssets(): Plugin {
       ) {
         return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
       }
-      const gzipped = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
+      const gzipped = acceptsGzip(request.headers.get('accept-encoding'));
       const body = gzipped ? asset.gzipped : asset.body;
       if (gzipped) headers['content-encoding'] = 'gzip';
       headers['content-length'] = String(body.length);

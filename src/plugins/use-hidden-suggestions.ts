@@ -1,5 +1,4 @@
-import { isAsyncIterable } from '@envelop/core';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 /** graphql-js' hints: "Did you mean "name"?", "Did you mean the enum value "ADMIN"?", and the like. */
 const SUGGESTION = /\s*Did you mean .+\?$/s;

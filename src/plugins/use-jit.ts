@@ -1,11 +1,11 @@
+import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 
 /**
  * Executes each operation through a function graphql-jit compiled for its document (cached per
  * parsed document, which Yoga's parse cache keeps stable): it cut the CPU per request of
- * apiKeys(first: 25) by about a third in the benchmark (README, performance section).
+ * apiKeys(first: 25) by about a third in the benchmark (docs/performance.md).
  *
  * graphql-jit's errors carry ready-made `locations` but no `nodes`, `source` or `positions`, and
  * Yoga rebuilds every error from those when it writes the answer, which would drop the locations.
@@ -18,7 +18,7 @@ import type { Plugin } from 'graphql-yoga';
  * error: such operations are refused while validating, as graphql-js 17 does.
  */
 export function useJit(): Plugin {
-  const jit = useGraphQlJit() as Plugin;
+  const jit = useGraphQlJit();
   return {
     ...jit,
     onValidate: ({ addValidationRule }) => addValidationRule(KnownOperationTypesRule),

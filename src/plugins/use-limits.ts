@@ -1,3 +1,4 @@
+import type { Plugin } from '@envelop/core';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import {
@@ -9,9 +10,23 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import type { Settings } from '../config/settings.js';
+import { defaultSettings } from '../config/settings.js';
 import { type LimitName, limitExceeded } from '../errors.js';
+
+export interface LimitsOptions {
+  /** Selection depth of an operation (MAX_DEPTH). @default 8 */
+  maxDepth?: number;
+  /** Aliases in an operation (MAX_ALIASES). @default 15 */
+  maxAliases?: number;
+  /** Lexical tokens in the document, counted while parsing (MAX_TOKENS). @default 1000 */
+  maxTokens?: number;
+  /** Directives in an operation (MAX_DIRECTIVES). @default 10 */
+  maxDirectives?: number;
+  /** Cost of an operation, by the formula below (MAX_COST). @default 20000 */
+  maxCost?: number;
+}
+
+const DEFAULTS = defaultSettings();
 
 /** The cost formula of MAX_COST; armor skips `__schema` unless told otherwise. */
 const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
@@ -27,28 +42,33 @@ const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
  * introspection runs while fifteen aliased copies of it do not. It is derived rather than set, so
  * it grows with the schema.
  */
-export function useLimits(limits: Pick<Settings, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost'>): Plugin[] {
+export function useLimits({
+  maxDepth = DEFAULTS.maxDepth,
+  maxAliases = DEFAULTS.maxAliases,
+  maxTokens = DEFAULTS.maxTokens,
+  maxDirectives = DEFAULTS.maxDirectives,
+  maxCost = DEFAULTS.maxCost,
+}: LimitsOptions = {}): Plugin {
+  const armor = EnvelopArmorPlugin({
+    maxDepth: { n: maxDepth, ...reject('depth', maxDepth) },
+    maxAliases: { n: maxAliases, ...reject('aliases', maxAliases) },
+    maxTokens: { n: maxTokens, ...reject('tokens', maxTokens) },
+    maxDirectives: { n: maxDirectives, ...reject('directives', maxDirectives) },
+    costLimit: { maxCost, ...COST, ...reject('cost', maxCost) },
+    // Suggestions of every kind are hidden by useHiddenSuggestions, in one place.
+    blockFieldSuggestion: { enabled: false },
+  });
   let introspectionRule: ValidationRule | undefined;
-  return [
-    EnvelopArmorPlugin({
-      maxDepth: { n: limits.maxDepth, ...reject('depth', limits.maxDepth) },
-      maxAliases: { n: limits.maxAliases, ...reject('aliases', limits.maxAliases) },
-      maxTokens: { n: limits.maxTokens, ...reject('tokens', limits.maxTokens) },
-      maxDirectives: { n: limits.maxDirectives, ...reject('directives', limits.maxDirectives) },
-      costLimit: { maxCost: limits.maxCost, ...COST, ...reject('cost', limits.maxCost) },
-      // Suggestions of every kind are hidden by useHiddenSuggestions, in one place.
-      blockFieldSuggestion: { enabled: false },
-    }) as Plugin,
-    {
-      onValidate: ({ addValidationRule, params }) => {
-        if (!introspectionRule) {
-          const max = Math.max(limits.maxCost, 2 * fullIntrospectionCost(params.schema));
-          introspectionRule = costLimitRule({ maxCost: max, ...COST, ignoreIntrospection: false, ...reject('introspectionCost', max) });
-        }
-        addValidationRule(introspectionRule);
-      },
+  return {
+    onPluginInit: ({ addPlugin }) => addPlugin(armor),
+    onValidate: ({ addValidationRule, params }) => {
+      if (!introspectionRule) {
+        const max = Math.max(maxCost, 2 * fullIntrospectionCost(params.schema));
+        introspectionRule = costLimitRule({ maxCost: max, ...COST, ignoreIntrospection: false, ...reject('introspectionCost', max) });
+      }
+      addValidationRule(introspectionRule);
     },
-  ];
+  };
 }
 
 /** The cost, `__schema` included, of the standard introspection query with every option on. */

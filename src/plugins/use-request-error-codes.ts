@@ -1,13 +1,10 @@
-import { isAsyncIterable } from '@envelop/core';
 import type { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
 
-const CSRF_MESSAGE = 'Required CSRF header(s) not present';
-
 /**
- * Errors about a request as a whole come from graphql-js and Yoga plugins without a code of ours:
- * variables that do not fit their types, a missing CSRF header. This gives each a stable code, and
+ * Errors about a request as a whole that graphql-js raises without a code of ours: variables that
+ * do not fit their types. This gives them a stable code, and
  * rewrites the `originalError` Yoga adds to a body that is not JSON, which echoes part of that body.
  *
  * The errors were made for this request alone, so they are amended in place: Yoga derives the
@@ -30,9 +27,7 @@ function amend(error: GraphQLError): void {
   // Yoga reads its presence to answer 400 rather than 200 under `Accept: application/json`.
   const original = extensions.originalError as { name?: unknown } | undefined;
   if (original?.name === 'SyntaxError') extensions.originalError = { name: 'SyntaxError', message: 'The body is not valid JSON.' };
-  if (extensions.code !== undefined) return;
-  if (error.message === CSRF_MESSAGE) extensions.code = ErrorCode.CSRF_HEADER_REQUIRED;
   // Without a path the error stopped the request before execution: after parsing and validation
-  // (which carry Yoga's codes), only variable coercion is left.
-  else if (error.path === undefined) extensions.code = ErrorCode.BAD_USER_INPUT;
+  // (which carry Yoga's codes), and the plugins' own refusals (which carry ours), only variable coercion is left.
+  if (extensions.code === undefined && error.path === undefined) extensions.code = ErrorCode.BAD_USER_INPUT;
 }

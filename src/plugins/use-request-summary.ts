@@ -22,18 +22,22 @@ interface Tracked {
   operations: Operation[];
 }
 
-/** The operation's place in its batch, set on its context by onParams; 0 outside a batch. */
-const BATCH_INDEX = Symbol('batch index');
-
 const operation = (): Operation => ({ hasData: false, errorCodes: [] });
 
+export interface RequestSummaryOptions {
+  /** Called once per operation, when its response is ready: the log line and the metrics. */
+  onSummary: (summary: RequestSummary) => void;
+}
+
 /**
- * Calls `listener` once per operation of each request to the GraphQL endpoint (once for a single
- * request, once per operation of a batch, in order), after the response is ready. The record is
- * keyed by the Request itself, so it lives exactly as long as the request.
+ * Calls `onSummary` once per operation of each request to the GraphQL endpoint (once for a single
+ * request, once per operation of a batch, in order), after the response is ready. The records are
+ * keyed by the Request and by each operation's context, so they live exactly as long as those.
  */
-export function useRequestSummary(listener: (summary: RequestSummary) => void): Plugin {
+export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin {
   const records = new WeakMap<Request, Tracked>();
+  /** An operation's place in its batch, by its context; a context not here is a single operation's (0). */
+  const batchIndexes = new WeakMap<object, number>();
   return {
     onRequestParse: ({ request }) => {
       const record: Tracked = { started: performance.now(), operations: [operation()] };
@@ -51,12 +55,12 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
       if (!record) return;
       // Only a batch marks its operations' contexts; a single operation is index 0.
       const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
-      if (record.batch) (context as Record<symbol, number>)[BATCH_INDEX] = index;
+      if (record.batch) batchIndexes.set(context, index);
       if (params.operationName) record.operations[index]!.operationName = params.operationName;
     },
     onExecute: ({ args }) => {
       const record = records.get(args.contextValue.request);
-      const tracked = record?.operations[(args.contextValue as unknown as Record<symbol, number>)[BATCH_INDEX] ?? 0];
+      const tracked = record?.operations[batchIndexes.get(args.contextValue) ?? 0];
       if (!tracked) return;
       const definition = getOperationAST(args.document, args.operationName);
       tracked.operationType = definition?.operation;
@@ -88,7 +92,8 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
       const requestId = requestIdOf(request);
       record.operations.forEach((tracked, index) => {
         const failed = tracked.errorCodes.length > 0 || response.status >= 400;
-        listener({
+        const statuses = tracked.context?.caller?.upstreamStatuses ?? [];
+        onSummary({
           requestId,
           client,
           ...(size === undefined ? {} : { batch: { index, size } }),
@@ -96,9 +101,9 @@ export function useRequestSummary(listener: (summary: RequestSummary) => void): 
           operationType: tracked.operationType,
           status: response.status,
           durationMs,
-          upstreamCalls: tracked.context?.caller?.upstreamCalls ?? 0,
+          upstreamCalls: statuses.length,
           executed: tracked.context !== undefined,
-          upstreamAccepted: tracked.context?.caller?.upstreamAccepted ?? false,
+          upstreamStatuses: statuses,
           outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
           errorCodes: tracked.errorCodes,
         });

@@ -6,23 +6,24 @@ import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
 
 export interface TracingOptions {
-  /** Make a valid incoming `traceparent` the parent of the operation's span. */
-  continueCallerTrace: boolean;
+  /** Makes the spans; needs a registered tracer provider (context manager and W3C propagator). */
+  tracer: Tracer;
+  /** Make a valid incoming `traceparent` the parent of the operation's span (TRACE_CALLER_CONTEXT). @default true */
+  traceCallerContext?: boolean;
 }
 
 /**
  * A SERVER span per GraphQL operation, continuing the caller's W3C trace when it sent one (unless
  * TRACE_CALLER_CONTEXT=false), so a browser's trace runs on through the gateway to the upstream
  * call. The span is made active around the operation, so the upstream calls made by its resolvers
- * become children. It names the calling app (client awareness). Needs a registered tracer provider
- * (context manager and W3C propagator), see src/observability/tracing.ts.
+ * become children (src/observability/tracing.ts). It names the calling app (client awareness).
  */
-export function useTracing(tracer: Tracer, { continueCallerTrace }: TracingOptions): Plugin {
+export function useTracing({ tracer, traceCallerContext = true }: TracingOptions): Plugin {
   const spans = new WeakMap<Request, Span>();
   return {
     instrumentation: {
       operation: ({ request }, wrapped) => {
-        const parent = continueCallerTrace ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
+        const parent = traceCallerContext ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
         const client = clientOf(request.headers);
         const span = tracer.startSpan(
           'graphql operation',

@@ -68,12 +68,17 @@ function readManifest(path: string): Record<string, string> {
   return manifest.data;
 }
 
+export interface TrustedDocumentsOptions {
+  /** Document id to document text, as `loadTrustedDocuments` reads the manifests. */
+  documents: ReadonlyMap<string, string>;
+}
+
 /**
  * Runs only the operations in the manifest, each sent by its `documentId` (POST body field or GET
  * query parameter, as the GraphQL-over-HTTP persisted documents proposal names it). Query text is
  * refused even when it matches a listed document: the point is that nothing unreviewed executes.
  */
-export function useTrustedDocuments(documents: ReadonlyMap<string, string>): Plugin {
+export function useTrustedDocuments({ documents }: TrustedDocumentsOptions): Plugin {
   return usePersistedOperations({
     allowArbitraryOperations: false,
     extractPersistedOperationId: documentIdOf,

@@ -8,8 +8,6 @@ export interface Announcement {
   metricsPort: number;
   /** The embedded sandbox's token, when the gateway forwards to it. */
   sandboxToken: string | undefined;
-  /** Plain lines for a developer rather than JSON for a log collector: outside production. */
-  readable: boolean;
   workers: number;
 }
 
@@ -17,7 +15,9 @@ export interface Announcement {
  * Where to point a browser, and which token the sandbox takes. The token is the sandbox's fixed demo
  * token; it is printed as plain text outside production, never into JSON logs.
  */
-export function announce({ settings, port, metricsPort, sandboxToken, readable, workers }: Announcement, logger: Logger): void {
+export function announce({ settings, port, metricsPort, sandboxToken, workers }: Announcement, logger: Logger): void {
+  // Plain lines for a developer, JSON for a log collector.
+  const readable = !settings.production;
   const shown = settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : settings.host;
   const url = `http://${shown}:${port}/graphql`;
   if (!readable) {

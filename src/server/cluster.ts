@@ -2,9 +2,6 @@ import cluster, { type Worker } from 'node:cluster';
 import { serveMetricsToWorkers } from '../observability/cluster-metrics.js';
 import type { Logger } from '../observability/logger.js';
 
-/** Set by the primary for its workers: the address of the sandbox it serves to all of them. */
-export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';
-
 /** A worker's message once both its servers listen: a worker listens twice (GraphQL and metrics). */
 interface WorkerListening {
   type: 'gateway:worker-listening';

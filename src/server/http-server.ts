@@ -1,10 +1,8 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { Settings } from '../config/settings.js';
+import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import type { Gateway } from '../gateway.js';
-
-type ServerSettings = Pick<Settings, 'maxBodyBytes' | 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections'>;
 
 /**
  * The node:http server in front of the Yoga handler.
@@ -18,7 +16,7 @@ type ServerSettings = Pick<Settings, 'maxBodyBytes' | 'keepAliveTimeoutMs' | 'he
  * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
  * request, no cap) let a slow client hold sockets for as long as it likes.
  */
-export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: ServerSettings): Server {
+export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: SectionSettings<'server'>): Server {
   const { maxBodyBytes } = settings;
   const handler: RequestListener = gateway.yoga;
   // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.

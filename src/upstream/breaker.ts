@@ -1,20 +1,8 @@
 import { GraphQLError } from 'graphql';
 import CircuitBreaker from 'opossum';
+import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import { circuitOpen } from './errors.js';
-
-export interface BreakerSettings {
-  /** Opens when more than this share (percent) of the calls in the window failed... */
-  errorPercent: number;
-  /** ...and the window holds at least this many calls... */
-  minCalls: number;
-  /** ...and the failures in it came from at least this many distinct callers. */
-  minCallers: number;
-  /** Open for this long, then one probe call is let through (half-open). */
-  resetMs: number;
-  /** Length of the rolling window the shares are counted over. */
-  windowMs: number;
-}
 
 export type BreakerState = 'closed' | 'open' | 'halfOpen';
 
@@ -22,30 +10,23 @@ type Call = () => Promise<unknown>;
 type Args = [Call, AbortSignal | undefined, string];
 
 /**
- * A circuit breaker (opossum) for one upstream origin, shared by every caller, so it opens only on
- * evidence that the upstream itself fails:
- *
- * - only the upstream's own faults count: no answer in time, no connection, a 5xx. A 4xx is the
- *   caller's business, and a call the caller cancelled says nothing about the upstream;
- * - a fault counts only once faults in the window came from `minCallers` distinct callers
- *   (bearer tokens): one caller whose input makes the upstream answer 500 cannot open the circuit
- *   for everyone else, however many calls it makes. Until then its faults count as answers.
- *
- * While open, calls fail at once with UPSTREAM_UNAVAILABLE and nothing is sent. The probe let
- * through when half-open counts whoever sent it.
+ * The circuit breaker (opossum) of one upstream origin, shared by every caller of the process. When
+ * it opens, and why only on the upstream's own faults seen by several callers, is docs/security.md's
+ * "Circuit breaker" (the one statement of its rules); this class holds them to it: `isUpstreamFault`
+ * says what counts, `FaultyCallers` how many callers must have seen it.
  */
 export class UpstreamBreaker {
   readonly #breaker: CircuitBreaker<Args, unknown>;
   readonly #faulty: FaultyCallers;
 
-  constructor({ errorPercent, minCalls, minCallers, resetMs, windowMs }: BreakerSettings) {
-    this.#faulty = new FaultyCallers(minCallers, windowMs);
+  constructor(settings: SectionSettings<'breaker'>) {
+    this.#faulty = new FaultyCallers(settings.breakerMinCallers, settings.breakerWindowMs);
     this.#breaker = new CircuitBreaker<Args, unknown>((call) => call(), {
       timeout: false,
-      errorThresholdPercentage: errorPercent,
-      volumeThreshold: minCalls,
-      resetTimeout: resetMs,
-      rollingCountTimeout: windowMs,
+      errorThresholdPercentage: settings.breakerErrorPercent,
+      volumeThreshold: settings.breakerMinCalls,
+      resetTimeout: settings.breakerResetMs,
+      rollingCountTimeout: settings.breakerWindowMs,
       rollingCountBuckets: 10,
       // True means "not a failure". opossum passes fire()'s arguments after the error; its typings only declare the error.
       errorFilter: ((error: unknown, _call: Call, signal: AbortSignal | undefined, caller: string) => {

@@ -1,5 +1,7 @@
 import type { GraphQLError } from 'graphql';
+import type { SectionSettings } from '../config/settings.js';
 import { limitExceeded } from '../errors.js';
+import type { Deadline } from './call-timer.js';
 
 /**
  * How many upstream requests a root field needs for its arguments, declared on the field as
@@ -30,14 +32,14 @@ function upstreamCallsExceeded(max: number, needed?: number, used = 0): GraphQLE
  */
 export class RequestBudget {
   readonly max: number;
-  /** When the request's time is up (Date.now() time), and its length, for the error message. */
-  readonly deadline: { at: number; ms: number };
+  /** When the request's time is up. */
+  readonly deadline: Deadline;
   #reserved = 0;
   #sent = 0;
 
-  constructor(maxCalls: number, deadlineMs: number) {
-    this.max = maxCalls;
-    this.deadline = { at: Date.now() + deadlineMs, ms: deadlineMs };
+  constructor({ maxUpstreamCalls, requestDeadlineMs }: SectionSettings<'upstream'>) {
+    this.max = maxUpstreamCalls;
+    this.deadline = { at: Date.now() + requestDeadlineMs, ms: requestDeadlineMs };
   }
 
   /** Before an operation runs: sets its estimate aside, or returns the error when it does not fit. */

@@ -10,13 +10,21 @@ import { ErrorCode } from '../errors.js';
  */
 export class UpstreamFailure extends GraphQLError {
   readonly additional: readonly GraphQLError[];
+  /** The HTTP status the upstream answered with; undefined when no answer came (timeout, no connection, open circuit). */
+  readonly status: number | undefined;
 
-  constructor(errors: readonly GraphQLError[]) {
+  constructor(errors: readonly GraphQLError[], status?: number) {
     const [first, ...rest] = errors;
     if (!first) throw new TypeError('UpstreamFailure needs at least one error');
     super(first.message, { extensions: first.extensions });
     this.additional = rest;
+    this.status = status;
   }
+}
+
+/** The HTTP status behind an upstream call's failure, if an answer came. */
+export function statusOf(error: unknown): number | undefined {
+  return error instanceof UpstreamFailure ? error.status : undefined;
 }
 
 const statusCodes: Record<number, ErrorCode> = {
@@ -150,25 +158,29 @@ export function upstreamFailure({ status, errors, retryAfter, token }: UpstreamE
       }),
     );
   }
-  return new UpstreamFailure(mapped);
+  return new UpstreamFailure(mapped, status);
 }
 
-function transportError(code: ErrorCode, message: string): UpstreamFailure {
-  return new UpstreamFailure([new GraphQLError(message, { extensions: { code } })]);
+function transportError(code: ErrorCode, message: string, status?: number): UpstreamFailure {
+  return new UpstreamFailure([new GraphQLError(message, { extensions: { code } })], status);
 }
 
-export const upstreamTimeout = (timeoutMs: number) =>
-  transportError(ErrorCode.UPSTREAM_TIMEOUT, `The upstream service did not answer within ${timeoutMs} ms.`);
+// `status`, where given, is that of an answer whose headers came before the failure.
+export const upstreamTimeout = (timeoutMs: number, status?: number) =>
+  transportError(ErrorCode.UPSTREAM_TIMEOUT, `The upstream service did not answer within ${timeoutMs} ms.`, status);
 
-export const upstreamUnavailable = () => transportError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream service could not be reached.');
+export const upstreamUnavailable = (status?: number) =>
+  transportError(ErrorCode.UPSTREAM_UNAVAILABLE, 'The upstream service could not be reached.', status);
 
-export const upstreamBadResponse = (why: string) =>
-  transportError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream service sent a response the gateway cannot read: ${why}.`);
+/** An answer, or a record in it, that does not fit the contract; `status` when it came with one. */
+export const upstreamBadResponse = (why: string, status?: number) =>
+  transportError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream service sent a response the gateway cannot read: ${why}.`, status);
 
-export const deadlineExceeded = (deadlineMs: number) =>
+export const deadlineExceeded = (deadlineMs: number, status?: number) =>
   transportError(
     ErrorCode.UPSTREAM_TIMEOUT,
     `The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`,
+    status,
   );
 
 export const circuitOpen = () =>

@@ -1,4 +1,5 @@
 import { type Dispatcher, interceptors, type RetryHandler } from 'undici';
+import type { SectionSettings } from '../config/settings.js';
 import { retryAfterSeconds } from './errors.js';
 
 /** Statuses worth a second try: the upstream or a proxy in front of it was briefly unable to answer. */
@@ -9,26 +10,20 @@ const RETRY_ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', '
 
 const FIRST_DELAY_MS = 100;
 
-export interface RetrySettings {
-  /** At most this many retries after the first attempt. */
-  retries: number;
-  /** No wait is longer: a Retry-After above it is not waited for, the failure is answered instead. */
-  maxDelayMs: number;
-}
-
 /**
  * undici's retry interceptor, for idempotent reads only. The upstream's last answer is passed on
  * (`throwOnError: false`) so its status and error objects reach the caller. The per-request policy
  * comes from `retryPolicy`, which knows the call's deadline and cancellation.
  */
-export function retryInterceptor({ retries, maxDelayMs }: RetrySettings): Dispatcher.DispatcherComposeInterceptor {
+export function retryInterceptor(settings: SectionSettings<'upstream'>): Dispatcher.DispatcherComposeInterceptor {
   return interceptors.retry({
     methods: ['GET'],
     statusCodes: RETRY_STATUSES,
     errorCodes: RETRY_ERROR_CODES,
-    maxRetries: retries,
+    maxRetries: settings.upstreamRetries,
     minTimeout: FIRST_DELAY_MS,
-    maxTimeout: maxDelayMs,
+    // No wait is longer: a Retry-After above it is not waited for, the failure is answered instead.
+    maxTimeout: settings.upstreamRetryMaxDelayMs,
     throwOnError: false,
   });
 }

@@ -10,8 +10,8 @@ const SCREENSHOT = new URL('../../test-output/graphiql.png', import.meta.url).pa
 /** The text an editor pane shows; Monaco draws every space as a no-break space. */
 const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00a0', ' ');
 
-// As `npm start` does when the sandbox is the upstream.
-const it = gatewayOverSandbox({ graphiqlHeaders: { Authorization: `Bearer ${SANDBOX_TOKEN}` } });
+// As `npm start` runs it: the embedded sandbox, and GraphiQL opening with its header.
+const it = gatewayOverSandbox();
 
 describeInBrowser('GraphiQL in headless Chromium', () => {
   it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async ({

@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { gatewayOverSandbox } from '../support/fixtures.js';
 import { rawHttp } from '../support/raw-http.js';
 
 /** GraphiQL as a small page plus static, content-hashed, long-cached assets, all from the gateway. */
-const it = gatewayOverUpstream(undefined, { graphiql: true, graphiqlHeaders: { Authorization: 'Bearer sandbox-token' } });
+const it = gatewayOverSandbox({ graphiql: true });
 
 const page = (url: string) => fetch(url, { headers: { accept: 'text/html' } });
 const linked = (html: string) => [...html.matchAll(/(?:src|href)="(\/graphiql\/[^"]+)"/g)].map((match) => match[1]!);

@@ -83,7 +83,7 @@ describe('client_name and client_version labels', () => {
     durationMs: 1,
     upstreamCalls: 1,
     executed: true,
-    upstreamAccepted: vouched,
+    upstreamStatuses: vouched ? [200] : [401],
     outcome: 'ok',
     errorCodes: [],
   });
@@ -124,7 +124,7 @@ describe('operation_name label', () => {
     durationMs: 1,
     upstreamCalls: 1,
     executed: true,
-    upstreamAccepted: true,
+    upstreamStatuses: [200],
     outcome: 'ok',
     errorCodes: [],
   });

@@ -1,7 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { test as base } from 'vitest';
-import type { GatewayOptions } from '../../src/gateway.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import type { StartOptions } from '../../src/server/start.js';
 import { launchBrowser } from './browser.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 import { type RecordingUpstream, type Script, startRecordingUpstream } from './recording-upstream.js';
@@ -27,7 +27,7 @@ export function closedWith<T extends { close(): Promise<void> }>(onCleanup: (cle
 /** Starts servers for one test; all of them are closed when the test ends, whether it passed or not. */
 export interface Start {
   upstream(script?: Script): Promise<RecordingUpstream>;
-  gateway(options: GatewayOptions): Promise<RunningGateway>;
+  gateway(options: StartOptions): Promise<RunningGateway>;
   sandbox(options?: SandboxOptions): Promise<Sandbox>;
 }
 
@@ -55,7 +55,7 @@ export const test = base
   });
 
 /** One recording upstream and a gateway in front of it, shared by the tests of a file. */
-export function gatewayOverUpstream(script?: Script, options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
+export function gatewayOverUpstream(script?: Script, options: Omit<StartOptions, 'upstreamUrl'> = {}) {
   return test
     .extend(
       'upstream',
@@ -77,12 +77,16 @@ export const sandboxTest = test.extend(
   async ({}, { onCleanup }): Promise<Sandbox> => closedWith(onCleanup, await startSandbox()),
 );
 
-/** The embedded sandbox and a gateway in front of it, shared by the tests of a file. */
-export function gatewayOverSandbox(options: Omit<GatewayOptions, 'upstreamUrl'> = {}) {
-  return sandboxTest.extend(
-    'gateway',
-    { scope: 'file' },
-    async ({ sandbox }, { onCleanup }): Promise<RunningGateway> =>
-      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(sandbox.url), ...options })),
-  );
+/**
+ * The gateway as `npm start` runs it without UPSTREAM_URL: in front of the embedded sandbox it
+ * starts itself (GraphiQL's header filled in), and that sandbox, shared by the tests of a file.
+ */
+export function gatewayOverSandbox(options: Omit<StartOptions, 'upstreamUrl'> = {}) {
+  return test
+    .extend(
+      'gateway',
+      { scope: 'file' },
+      async ({}, { onCleanup }): Promise<RunningGateway> => closedWith(onCleanup, await startGateway(options)),
+    )
+    .extend('sandbox', { scope: 'file' }, async ({ gateway }) => gateway.sandbox!);
 }

@@ -1,9 +1,5 @@
 import type { Server } from 'node:http';
-import { settingsWith } from '../../src/config/settings.js';
-import { createGateway, type GatewayOptions } from '../../src/gateway.js';
-import { createHttpServer } from '../../src/server/http-server.js';
-import { closed, listen } from '../../src/server/listen.js';
-import { createMetricsServer } from '../../src/server/metrics-server.js';
+import { type StartOptions, startGateway as startProcessGateway } from '../../src/server/start.js';
 
 export interface RunningGateway {
   /** http://127.0.0.1:PORT/graphql */
@@ -11,6 +7,8 @@ export interface RunningGateway {
   /** http://127.0.0.1:METRICS_PORT/metrics */
   metricsUrl: string;
   server: Server;
+  /** The embedded sandbox the gateway started, when no `upstreamUrl` was given. */
+  sandbox: { url: string; token: string } | undefined;
   /** POSTs one GraphQL request and returns the status, headers and parsed body. */
   graphql(query: string, options?: { variables?: Record<string, unknown>; headers?: Record<string, string> }): Promise<GraphQLAnswer>;
   close(): Promise<void>;
@@ -23,20 +21,19 @@ export interface GraphQLAnswer {
 }
 
 /**
- * Starts the real gateway behind the real HTTP front, as src/main.ts does, on an ephemeral loopback
- * port. Settings not given take their defaults, except CORS: no allow-list unless the test gives
- * one, since the development default (any origin) would hide what the CORS tests look for.
+ * The real gateway, started by the same function as `npm start` (src/server/start.ts), on
+ * ephemeral loopback ports; without `upstreamUrl` it starts the embedded sandbox, as `npm start` does. Settings not given take their defaults, except CORS: no allow-list
+ * unless the test gives one, since the development default (any origin) would hide what the CORS
+ * tests look for.
  */
-export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
-  const gateway = createGateway({ corsOrigins: [], ...options });
-  const server = createHttpServer(gateway, settingsWith(options));
-  const metricsServer = createMetricsServer(gateway.metrics);
-  const [port, metricsPort] = await Promise.all([listen(server, 0, '127.0.0.1'), listen(metricsServer, 0, '127.0.0.1')]);
-  const url = `http://127.0.0.1:${port}/graphql`;
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
+  const running = await startProcessGateway({ host: '127.0.0.1', port: 0, metricsPort: 0, corsOrigins: [], ...options });
+  const url = `http://127.0.0.1:${running.port}/graphql`;
   return {
     url,
-    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
-    server,
+    metricsUrl: `http://127.0.0.1:${running.metricsPort}/metrics`,
+    server: running.server,
+    sandbox: running.sandboxToken === undefined ? undefined : { url: running.upstreamUrl.href, token: running.sandboxToken },
     async graphql(query, { variables, headers } = {}) {
       const response = await fetch(url, {
         method: 'POST',
@@ -45,9 +42,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       });
       return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLAnswer['body'] };
     },
-    async close() {
-      await Promise.all([closed(server), closed(metricsServer)]);
-      await gateway.close();
-    },
+    close: () => running.close(),
   };
 }

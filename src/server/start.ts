@@ -1,0 +1,62 @@
+import type { Server } from 'node:http';
+import { type Settings, settingsWith } from '../config/settings.js';
+import { createGateway, type Gateway, type ProgramOptions } from '../gateway.js';
+import { createHttpServer } from './http-server.js';
+import { closed, listen } from './listen.js';
+import { createMetricsServer } from './metrics-server.js';
+import { openUpstream } from './upstream-source.js';
+
+/** Any setting (unset ones take their default), and what only a program can give. */
+export type StartOptions = Partial<Settings> & Pick<ProgramOptions, 'logger' | 'tracerProvider'>;
+
+export interface RunningGateway {
+  gateway: Gateway;
+  /** The GraphQL server: `/graphql`, `/health`, `/ready`. */
+  server: Server;
+  /** The port it listens on (PORT, or the one picked for 0). */
+  port: number;
+  /** The port of `/metrics` (METRICS_PORT, or the one picked for 0). */
+  metricsPort: number;
+  /** Where it sends its calls: UPSTREAM_URL, or the embedded sandbox's address. */
+  upstreamUrl: URL;
+  /** The sandbox's token when the upstream is the embedded sandbox. */
+  sandboxToken: string | undefined;
+  /** Closes both servers and every connection they hold, then the upstream client and the sandbox. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one gateway as every process, test and benchmark runs it: the settings checked, the
+ * upstream chosen (`openUpstream`), the gateway behind the HTTP front on PORT and `/metrics` on
+ * METRICS_PORT, both on HOST. What is left to src/main.ts are the roles of a process: workers,
+ * the banner, tracing export and signals.
+ */
+export async function startGateway({ logger, tracerProvider, ...given }: StartOptions): Promise<RunningGateway> {
+  const settings = settingsWith(given);
+  const upstream = await openUpstream(settings);
+  const graphiqlHeaders = upstream.sandboxToken ? { Authorization: `Bearer ${upstream.sandboxToken}` } : undefined;
+  let gateway: Gateway;
+  try {
+    gateway = createGateway({ ...settings, upstreamUrl: upstream.url, logger, tracerProvider, graphiqlHeaders });
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
+  const server = createHttpServer(gateway, settings);
+  const metricsServer = createMetricsServer(gateway.metrics);
+  const close = async () => {
+    await Promise.all([closed(server), closed(metricsServer)]);
+    await gateway.close();
+    await upstream.close();
+  };
+  try {
+    const [port, metricsPort] = await Promise.all([
+      listen(server, settings.port, settings.host),
+      listen(metricsServer, settings.metricsPort, settings.host),
+    ]);
+    return { gateway, server, port, metricsPort, upstreamUrl: upstream.url, sandboxToken: upstream.sandboxToken, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,63 @@
+import { fillRoute } from './route.js';
+
+type HttpMethod = 'GET' | 'POST' | 'PATCH';
+
+/** One call of the contract, as a resolver asks for it: no URL, no headers. */
+export interface UpstreamRequest {
+  method: HttpMethod;
+  /** Route template relative to UPSTREAM_URL, e.g. `/categories/:id`. */
+  route: string;
+  params?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  body?: Record<string, unknown>;
+}
+
+/** Who a call is made for: everything here comes from the caller's own HTTP request. */
+export interface CallerIdentity {
+  /** The caller's Authorization header, forwarded unchanged. */
+  authorization: string;
+  requestId: string;
+}
+
+/** What goes on the wire for one call. */
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Path and query below the upstream's origin. */
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/**
+ * The HTTP request of one call: the route filled in below UPSTREAM_URL's path, the caller's own
+ * Authorization and request id, and JSON. `extraHeaders` (the trace context) cannot replace them.
+ */
+export function httpRequestOf(
+  basePath: string,
+  request: UpstreamRequest,
+  caller: CallerIdentity,
+  extraHeaders: Record<string, string> = {},
+): HttpRequest {
+  const headers: Record<string, string> = {
+    ...extraHeaders,
+    accept: 'application/json',
+    authorization: caller.authorization,
+    'x-request-id': caller.requestId,
+  };
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = JSON.stringify(request.body);
+    headers['content-type'] = 'application/json';
+  }
+  return { method: request.method, path: basePath + fillRoute(request.route, request.params) + queryString(request.query), headers, body };
+}
+
+function queryString(query: UpstreamRequest['query']): string {
+  if (!query) return '';
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(key, String(value));
+  }
+  const encoded = search.toString();
+  return encoded === '' ? '' : `?${encoded}`;
+}
