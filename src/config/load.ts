@@ -1,4 +1,4 @@
-import { ConfigError, checkSettings, SETTINGS, type Settings, settingsWith } from './settings.js';
+import { ConfigError, SETTINGS, type Settings, settingsWith } from './settings.js';
 
 /** The names of every environment variable the gateway reads. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).map((spec) => spec.env);
@@ -19,5 +19,5 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     if (!result.success) throw new ConfigError(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
     parsed[key as keyof Settings] = result.data;
   }
-  return checkSettings(settingsWith(parsed as Partial<Settings>));
+  return settingsWith(parsed as Partial<Settings>);
 }

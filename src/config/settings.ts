@@ -436,7 +436,7 @@ export const SETTING_RULES: ReadonlyArray<{ refused: (settings: Settings) => boo
 ];
 
 /** Throws a ConfigError with the first rule the settings break. */
-export function checkSettings(settings: Settings): Settings {
+function checkSettings(settings: Settings): Settings {
   const broken = SETTING_RULES.find((rule) => rule.refused(settings));
   if (broken) throw new ConfigError(`Invalid configuration: ${broken.message}`);
   return settings;
@@ -456,11 +456,12 @@ export type SectionSettings<S extends Section> = { [K in keyof Table as Table[K]
 
 /**
  * Every setting: the given ones, and the defaults for the given `production` (false unless given)
- * for the rest. A setting given as `undefined` takes its default too.
+ * for the rest; a setting given as `undefined` takes its default too. Checked against
+ * SETTING_RULES, so the environment, a test and a program are held to the same rules.
  */
 export function settingsWith(given: Partial<Settings>): Settings {
   const chosen = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-  return { ...defaultSettings({ production: given.production ?? false }), ...chosen } as Settings;
+  return checkSettings({ ...defaultSettings({ production: given.production ?? false }), ...chosen } as Settings);
 }
 
 /** The value of every setting while no variable is set, in the given environment. */

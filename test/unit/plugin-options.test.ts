@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultSettings, SETTINGS } from '../../src/config/settings.js';
+import { createGateway } from '../../src/gateway.js';
+
+const PLUGINS = new URL('../../src/plugins/', import.meta.url);
+
+/** Every `@default` of an options field, with the field's name, from each plugin's source. */
+function documentedDefaults(): Array<{ file: string; option: string; shown: string }> {
+  return readdirSync(PLUGINS)
+    .filter((name) => name.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(new URL(file, PLUGINS), 'utf8').matchAll(/@default ([^*\n]+?)\s*\*\/\s*\n\s*(\w+)\?:/g)].map((match) => ({
+        file,
+        option: match[2]!,
+        shown: match[1]!,
+      })),
+    );
+}
+
+describe('plugin options named like a setting', () => {
+  it('exist: the check below reads some', () => {
+    expect(documentedDefaults().filter(({ option }) => option in SETTINGS).length).toBeGreaterThan(5);
+  });
+
+  it('document the setting’s own default, so the table and the plugins cannot disagree', () => {
+    const defaults = defaultSettings() as Record<string, unknown>;
+    const wrong = documentedDefaults()
+      .filter(({ option }) => option in SETTINGS)
+      .filter(({ option, shown }) => shown !== JSON.stringify(defaults[option]))
+      .map(({ file, option, shown }) => `${file}: ${option} says @default ${shown}, the table ${JSON.stringify(defaults[option])}`);
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('a gateway made in code', () => {
+  it('is refused what the environment is refused (SETTING_RULES), whatever the source of its settings', () => {
+    const upstreamUrl = new URL('http://127.0.0.1:9/v2');
+    expect(() => createGateway({ upstreamUrl, corsOrigins: ['*'], corsAllowCredentials: true })).toThrow(ConfigError);
+    expect(() => createGateway({ upstreamUrl, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(
+      'Invalid configuration: HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS, which includes it.',
+    );
+  });
+});
