@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -138,7 +138,9 @@ const FILE_NAME = /\.(?:graphql|jsonc?|md|[cm]?[jt]sx?|ya?ml|sh|pem)$/;
 
 const CITING = [
   ...DOCS,
-  ...['src', 'test', 'bench', 'scripts', 'examples'].flatMap((folder) => filesUnder(folder)).filter((file) => !/__generated__|\/generated\//.test(file)),
+  ...['src', 'test', 'bench', 'scripts', 'examples']
+    .flatMap((folder) => filesUnder(folder))
+    .filter((file) => !/__generated__|\/generated\//.test(file)),
   ...readdirSync(ROOT).filter((name) => /\.(ts|js|cjs)$/.test(name)),
 ].filter((file) => !file.endsWith('.md') || DOCS.includes(file));
 
@@ -177,7 +179,10 @@ function commentsOf(file: string, text: string): string {
   const kept = new Map<number, number>();
   const visit = (node: ts.Node) => {
     if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
-    for (const range of ts.getLeadingCommentRanges(text, node.pos) ?? []) kept.set(range.pos, range.end);
+    // A comment on the line of the token before it is that token's trailing comment, not a leading one of the next.
+    for (const range of [...(ts.getLeadingCommentRanges(text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(text, node.end) ?? [])]) {
+      kept.set(range.pos, range.end);
+    }
     const title = ts.isCallExpression(node) && TEST_FUNCTIONS.has(leftmost(node.expression)) ? node.arguments[0] : undefined;
     if (title && ts.isStringLiteralLike(title)) kept.set(title.getStart(source) + 1, title.end - 1);
     for (const child of node.getChildren(source)) visit(child);
@@ -193,7 +198,11 @@ function commentsOf(file: string, text: string): string {
 
 const TEST_FUNCTIONS = new Set(['describe', 'it', 'test']);
 const leftmost = (callee: ts.Expression): string =>
-  ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee) ? leftmost(callee.expression) : '';
+  ts.isIdentifier(callee)
+    ? callee.text
+    : ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee)
+      ? leftmost(callee.expression)
+      : '';
 
 const blank = (text: string) => text.replace(/[^\n]/g, ' ');
 
@@ -238,14 +247,13 @@ function exists(cited: string): boolean {
   const path = cited.replace(/<[^>]*>/g, '*');
   if (!/[*{]/.test(path)) return existsSync(join(ROOT, path));
   const literal = path.slice(0, path.search(/[*{]/)).replace(/[^/]*$/, '');
-  const pattern = new RegExp(
-    `^${path
-      .replace(/[.+?^$()|[\]\\]/g, '\\$&')
-      .replace(/\*\*\//g, '\u0000')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\u0000/g, '(?:.*/)?')
-      .replace(/\{([^}]*)\}/g, (_, options: string) => `(?:${options.split(',').join('|')})`)}/?$`,
-  );
+  const literally = (text: string) => text.replace(/[.+?^$()|[\]\\{}*]/g, '\\$&');
+  const glob = path.split(/(\*\*\/|\*|\{[^}]*\})/).map((part) => {
+    if (part === '**/') return '(?:.*/)?';
+    if (part === '*') return '[^/]*';
+    return part.startsWith('{') ? `(?:${part.slice(1, -1).split(',').map(literally).join('|')})` : literally(part);
+  });
+  const pattern = new RegExp(`^${glob.join('')}/?$`);
   return existsSync(join(ROOT, literal)) && allUnder(literal).some((file) => pattern.test(file));
 }
 
