@@ -77,6 +77,16 @@ describe('citations, in the docs and in the comments of the code', () => {
     expect(dangling).toEqual([]);
   });
 
+  it('name by its file name alone only a TypeScript file that exists', () => {
+    const names = new Set(repositoryFiles('').map((file) => file.split('/').at(-1)));
+    const dangling = cited.flatMap(({ file, text }) =>
+      [...text.matchAll(BARE_NAME)]
+        .filter((match) => !names.has(match[0]))
+        .map((match) => `${where(file, text, match.index)}: ${match[0]}`),
+    );
+    expect(dangling).toEqual([]);
+  });
+
   it('name only declarations that the file cited next to them holds', () => {
     const missing = cited.flatMap(({ file, text }) =>
       [...text.matchAll(NAME_IN_FILE)]
@@ -108,9 +118,11 @@ describe('citations, in the docs and in the comments of the code', () => {
  *
  * - a path: a token that starts with one of the repository's folders (`src/`, `test/`, `docs/`,
  *   `bench/`, `scripts/`, `examples/`, `deploy/`, `.ci/`), or is one of its top-level files
- *   (`README.md`, `Dockerfile`, `package.json`, ...). Not a path: one inside another (`./src/gql/`,
- *   `node_modules/.cache/...`, a URL), or a bare name (`use-jit.ts`). `<name>` and `*` are wildcards
- *   that must match at least one file; `{a,b}` alternatives;
+ *   (`README.md`, `Dockerfile`, `package.json`, ...), but not one inside another path (`./src/gql/`,
+ *   `node_modules/.cache/...`, a URL). `<name>` and `*` are wildcards that must match at least one
+ *   file; `{a,b}` alternatives;
+ * - a bare file name ending in `.ts` (`use-jit.ts`, as a walk through a folder writes it): some
+ *   file of the repository has that name;
  * - a declaration: a name in backticks followed by `in <path>` or `(<path>`, the path to a code
  *   file, as in "`REDACT_PATHS` in `src/observability/logger.ts`" or "`RequestBudget`
  *   (`src/upstream/budget.ts`)". It must be declared there (exported or not; for `a.b`, `b`);
@@ -126,6 +138,7 @@ const SEGMENT = String.raw`(?:[\w.*<>@-]|\{[\w,.-]+\})+`;
 const TOP_LEVEL = String.raw`(?:[A-Z]+\.md|Dockerfile|package(?:-lock)?\.json|tsconfig(?:\.\w+)?\.json|\w+\.config\.(?:ts|js|json)|biome\.json|knip\.jsonc|codegen\.ts|(?:schema|subgraph)\.graphql|\.node-version|\.dockerignore|\.gitignore|\.dependency-cruiser\.cjs)`;
 const PATH_SOURCE = String.raw`(?<![\w./@<>*{-])(?:(?:src|test|docs|bench|scripts|examples|deploy|\.ci)/(?:${SEGMENT}(?:/${SEGMENT})*)?(?<!\.)|${TOP_LEVEL}(?![\w/-]))`;
 const PATH = new RegExp(PATH_SOURCE, 'g');
+const BARE_NAME = /(?<![\w./@<>*{-])[a-z][\w-]*(?:\.[\w-]+)*\.ts(?![\w/-]|\.\w)/g;
 const NAME = String.raw`\`([A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*)(?:\([^\`]*\))?\``;
 const NAME_IN_FILE = new RegExp(String.raw`${NAME}\s+in\s+\`?(${PATH_SOURCE})|${NAME}\s+\(\`?(${PATH_SOURCE})`, 'g');
 const DOC_NAME = String.raw`(README|CONTRIBUTING|docs/[\w-]+)(?:\.md)?`;
@@ -254,14 +267,17 @@ function exists(cited: string): boolean {
     return part.startsWith('{') ? `(?:${part.slice(1, -1).split(',').map(literally).join('|')})` : literally(part);
   });
   const pattern = new RegExp(`^${glob.join('')}/?$`);
-  return existsSync(join(ROOT, literal)) && allUnder(literal).some((file) => pattern.test(file));
+  return existsSync(join(ROOT, literal)) && repositoryFiles(literal, true).some((file) => pattern.test(file));
 }
 
-/** Every file and folder under a folder of the repository, as paths from its root. */
-function allUnder(folder: string): string[] {
-  return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
-    .filter((entry) => !entry.parentPath.includes('node_modules'))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)) + (entry.isDirectory() ? '/' : ''));
+/** Every file (and, with folders, every folder, ending in /) under a folder of the repository, as paths from its root. */
+function repositoryFiles(folder: string, folders = false): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}${entry.name}`;
+    if (!entry.isDirectory()) return [path];
+    if (['node_modules', '.git', 'dist', 'coverage'].includes(entry.name)) return [];
+    return [...(folders ? [`${path}/`] : []), ...repositoryFiles(`${path}/`, folders)];
+  });
 }
 
 function filesUnder(folder: string): string[] {
