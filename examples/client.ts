@@ -66,7 +66,8 @@ export function createVmsClient({ url, token, trustedDocuments = false }: VmsCli
   return new Client({
     url,
     exchanges: trustedDocuments ? [sendDocumentIds, fetchExchange] : [fetchExchange],
-    // CSRF protection: the gateway refuses a GET without this header, which a cross-site page cannot make a browser add.
+    // The Bearer token alone passes the gateway's CSRF check; the header keeps the client working behind a proxy that
+    // turns a cookie into the token, where the gateway's docs ask for it (docs/clients.md#csrf).
     fetchOptions: { headers: { authorization: `Bearer ${token}`, 'x-graphql-yoga-csrf': '1' } },
     // Reads go out as GET and mutations as POST, as GraphQL over HTTP prescribes. Answers are
     // `private, no-store` whatever the method: each depends on the caller's token.

@@ -20,7 +20,7 @@ export const ErrorCode = {
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header (HTTP 403). */
+  /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header or a Bearer token (HTTP 403; docs/clients.md#csrf). */
   CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the request sent query text, or no documentId (HTTP 400). */
   TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',

@@ -15,11 +15,8 @@ export interface CompressionOptions {
 }
 
 /**
- * Gzips answers of at least `compressionMinBytes` for callers that accept gzip. Measured choices
- * (docs/performance.md): gzip only, since every browser takes it and brotli at zlib's default
- * quality cost about 50 times more CPU to save 95% of the bytes instead of 92%; level 1, half the
- * CPU of the default level for compressed answers 5-17% larger; in line for the answers this API
- * produces, as handing a few kilobytes to the thread pool costs more CPU than compressing them.
+ * Gzips answers of at least `compressionMinBytes` for callers that accept gzip: gzip only, at
+ * level 1, in line below 64 KiB, each choice measured in docs/performance.md, section Compression.
  * Compressed request bodies are not accepted: inflating one would bypass the body size limit.
  */
 export function useCompression({ compressionMinBytes = defaultSettings().compressionMinBytes }: CompressionOptions = {}): Plugin {

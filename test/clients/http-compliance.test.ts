@@ -6,8 +6,9 @@ import { envelope } from '../support/recording-upstream.js';
 
 /**
  * GraphQL over HTTP compliance, measured by graphql-http's own audit suite against the real gateway.
- * The three MAY audits below fail only because a GET must carry the CSRF header (src/gateway.ts);
- * docs/clients.md (GraphQL over HTTP compliance) lists them. The suite passes in full once a client sends that header.
+ * The three MAY audits below fail only because a GET without a Bearer token must carry the CSRF
+ * header (src/plugins/use-csrf-prevention.ts); docs/clients.md, section GraphQL over HTTP, lists
+ * them. The suite passes in full once a client sends that header.
  */
 const NOT_PASSED_WITHOUT_CSRF_HEADER = ['5A70', 'D6D5', '6A70'];
 

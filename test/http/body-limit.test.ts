@@ -3,7 +3,7 @@ import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 
-/** The body size limit of the http front (src/http.ts), for declared and for chunked bodies. */
+/** The body size limit of the http front (src/server/http-server.ts), for declared and for chunked bodies. */
 const LIMIT = 2_000;
 const headers = { 'content-type': 'application/json', authorization: 'Bearer t0ken' };
 const query = '{ apiKeys(first: 1) { nodes { id } } }';

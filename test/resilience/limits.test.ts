@@ -253,7 +253,7 @@ describe('CSRF prevention', () => {
   });
 });
 
-describe('request body size (src/http.ts, MAX_BODY_BYTES)', () => {
+describe('request body size (src/server/http-server.ts, MAX_BODY_BYTES)', () => {
   it('a body over the limit is answered 413 PAYLOAD_TOO_LARGE and nothing runs', async ({ upstream }) => {
     const small = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: 1024 });
     try {
