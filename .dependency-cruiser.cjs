@@ -28,6 +28,13 @@ module.exports = {
       to: { path: '^src/' },
     },
     {
+      name: 'http-readings-import-nothing-of-the-gateway',
+      comment: 'How a header is read is HTTP alone: plugins and servers share it, it knows none of them.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(?!http/)' },
+    },
+    {
       name: 'upstream-knows-nothing-of-the-graph',
       severity: 'error',
       comment: 'The REST client, paging and error mapping serve any caller: no schema, plugin, server, observability or sandbox.',

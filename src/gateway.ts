@@ -100,7 +100,7 @@ export function createGateway({
     useUpstreamBudget(),
     // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
     useUpstreamShapeErrors(),
-    // An onResponse hook set before the summary's, so /health and /ready get the header too.
+    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
     useRequestId(),
     // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
     useRequestSummary({
