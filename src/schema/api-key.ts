@@ -1,3 +1,4 @@
+import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import { z } from 'zod';
@@ -94,23 +95,16 @@ const apiKeyPages =
 builder.asEntity(ApiKey, {
   key: builder.selection<{ id: string }>('id'),
   // Async, so that a refusal is the error of this representation, at its place in `_entities`.
-  resolveReference: async ({ id }, { caller }: GatewayContext) => {
-    if (caller.authorization === null) throw unauthenticated();
-    return apiKeysById(caller).load(id);
+  resolveReference: async ({ id }, context: GatewayContext) => {
+    if (context.caller.authorization === null) throw unauthenticated();
+    return apiKeysById(context).load(id);
   },
 });
 
-/** One loader per request (per Caller), so every representation of the request shares the walk. */
-const loaders = new WeakMap<GatewayContext['caller'], DataLoader<string, ApiKeyRecord>>();
-
-function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, ApiKeyRecord> {
-  let loader = loaders.get(caller);
-  if (!loader) {
-    loader = new DataLoader((ids) => walkForApiKeys(caller, ids));
-    loaders.set(caller, loader);
-  }
-  return loader;
-}
+/** One loader per request (Pothos' per-context cache), so every representation of the request shares the walk. */
+const apiKeysById = createContextCache(
+  ({ caller }: GatewayContext) => new DataLoader<string, ApiKeyRecord>((ids) => walkForApiKeys(caller, ids)),
+);
 
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
