@@ -36,7 +36,7 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe('http(s) URL');
 
 /** The value as an http(s) URL, or undefined. */
-function httpUrlOf(value: string): URL | undefined {
+export function httpUrlOf(value: string): URL | undefined {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;

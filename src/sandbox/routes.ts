@@ -2,6 +2,7 @@
 // reading, envelopes, latency) live in server.ts; handlers only see a context.
 
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import {
   type AuditRecord as Audit,
   HOTSPOT_ACTIONS,
@@ -13,7 +14,7 @@ import {
   USER_ROLES,
 } from '../upstream/records.js';
 import type { Store } from './data.js';
-import { type ApiError, anyText, number, oneOf, type Schema, text, timecode, validate } from './validate.js';
+import { type ApiError, anyText, type Body, number, oneOf, text, timecode, validate } from './validate.js';
 
 export class HttpError extends Error {
   constructor(
@@ -98,14 +99,14 @@ const listApiKeys: Handler = ({ store, query, host }) => {
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
-function create<T extends Audit>(records: Map<string, T>, prefix: string, schema: Schema, { body, callerId }: RequestContext): Reply {
+function create<T extends Audit>(records: Map<string, T>, prefix: string, schema: Body, { body, callerId }: RequestContext): Reply {
   const fields = body();
-  assertValid(validate(fields, schema, true));
+  assertValid(validate(fields, schema));
   const now = new Date().toISOString();
   // Field order mirrors the schema so responses read naturally.
   const record = {
     id: newId(prefix),
-    ...Object.fromEntries(Object.keys(schema).map((key) => [key, fields[key]])),
+    ...Object.fromEntries(Object.keys(schema.shape).map((key) => [key, fields[key]])),
     created_by: callerId,
     created_time: now,
     updated_by: callerId,
@@ -115,7 +116,7 @@ function create<T extends Audit>(records: Map<string, T>, prefix: string, schema
   return { result: record };
 }
 
-function update<T extends Audit>(record: T | undefined, label: string, schema: Schema, { params, body, callerId }: RequestContext): Reply {
+function update<T extends Audit>(record: T | undefined, label: string, schema: Body, { params, body, callerId }: RequestContext): Reply {
   if (!record) throw notFound(`${label} ${params.id} not found`);
   const fields = body();
   assertValid(validate(fields, schema));
@@ -127,41 +128,44 @@ function update<T extends Audit>(record: T | undefined, label: string, schema: S
 }
 
 // --- Schemas --------------------------------------------------------------
+// Create endpoints require every field; update endpoints take any of them (.partial()).
 
 const name = text(1, 40);
 
-const hotspotSchema: Schema = {
-  name: text(0, 100),
-  show_at: timecode,
-  hide_at: timecode,
-  x: number,
-  y: number,
-  action: oneOf(...HOTSPOT_ACTIONS),
-  link: text(0, 100),
-  target: oneOf(...HOTSPOT_TARGETS),
-  opacity: oneOf(...HOTSPOT_OPACITIES),
-};
+const hotspotSchema = z
+  .strictObject({
+    name: text(0, 100),
+    show_at: timecode,
+    hide_at: timecode,
+    x: number,
+    y: number,
+    action: oneOf(HOTSPOT_ACTIONS),
+    link: text(0, 100),
+    target: oneOf(HOTSPOT_TARGETS),
+    opacity: oneOf(HOTSPOT_OPACITIES),
+  })
+  .partial();
 
-const idpSchema: Schema = {
+const idpSchema = z.strictObject({
   name,
-  company: oneOf(...IDENTITY_PROVIDER_COMPANIES),
-  type: oneOf(...IDENTITY_PROVIDER_TYPES),
+  company: oneOf(IDENTITY_PROVIDER_COMPANIES),
+  type: oneOf(IDENTITY_PROVIDER_TYPES),
   certificate: anyText,
   entity_id: anyText,
   signin_url: anyText,
-};
+});
 
-const categorySchema: Schema = { name, value: text(1, 40) };
+const categorySchema = z.strictObject({ name, value: text(1, 40) }).partial();
 
 // email is part of the user record but deliberately absent: it is read-only.
-const userSchema: Schema = { name, role: oneOf(...USER_ROLES) };
+const userSchema = z.strictObject({ name, role: oneOf(USER_ROLES) }).partial();
 
-const serviceSchema: Schema = {
+const serviceSchema = z.strictObject({
   name,
-  provider: oneOf(...SERVICE_PROVIDERS),
-};
+  provider: oneOf(SERVICE_PROVIDERS),
+});
 
-const folderSchema: Schema = { name };
+const folderSchema = z.strictObject({ name });
 
 // --- Routes ---------------------------------------------------------------
 

@@ -1,7 +1,9 @@
+import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
+import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { badUserInput, ErrorCode, unauthenticated } from '../errors.js';
+import { ErrorCode, unauthenticated } from '../errors.js';
 import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
@@ -38,6 +40,8 @@ const ApiKeyConnection = builder.connectionObject(
 
 /** Largest `first` one field may ask for (four upstream pages of 25). */
 const MAX_FIRST = 100;
+const DEFAULT_FIRST = 25;
+const FIRST_RANGE = `must be between 0 and ${MAX_FIRST}`;
 
 builder.queryField('apiKeys', (t) =>
   t.field({
@@ -47,22 +51,25 @@ builder.queryField('apiKeys', (t) =>
       "API keys, oldest first. Pages forward only: pass the previous page's `pageInfo.endCursor` as `after`. " +
       `A \`first\` above the upstream's page size of 25 is served by chaining upstream pages (GET /api_keys).`,
     args: {
-      first: t.arg.int({ defaultValue: 25, description: `How many keys to return, 0 to ${MAX_FIRST}.` }),
+      first: t.arg.int({
+        defaultValue: DEFAULT_FIRST,
+        description: `How many keys to return, 0 to ${MAX_FIRST}.`,
+        validate: z.number().min(0, FIRST_RANGE).max(MAX_FIRST, FIRST_RANGE),
+      }),
       after: t.arg.string({ description: 'Return the keys that follow the edge with this cursor.' }),
     },
     extensions: {
+      // Read before validation, from the arguments as GraphQL coerced them; `first: null` means the default, as in the resolver.
       upstreamCalls: (({ first, after }) =>
-        upstreamPagesFor((first as number | null) ?? 25, after as string | null, MAX_FIRST)) satisfies UpstreamCallEstimate,
+        upstreamPagesFor(
+          typeof first === 'number' ? first : DEFAULT_FIRST,
+          typeof after === 'string' ? after : null,
+          MAX_FIRST,
+        )) satisfies UpstreamCallEstimate,
     },
     resolve: async (_root, { first, after }, { caller }) => {
-      const count = first ?? 25;
-      if (count < 0 || count > MAX_FIRST) {
-        throw badUserInput(`"first" must be between 0 and ${MAX_FIRST}.`, [
-          { path: 'first', message: `must be between 0 and ${MAX_FIRST}` },
-        ]);
-      }
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
-      return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), count, resume);
+      return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), first ?? DEFAULT_FIRST, resume);
     },
   }),
 );
@@ -88,23 +95,16 @@ const apiKeyPages =
 builder.asEntity(ApiKey, {
   key: builder.selection<{ id: string }>('id'),
   // Async, so that a refusal is the error of this representation, at its place in `_entities`.
-  resolveReference: async ({ id }, { caller }: GatewayContext) => {
-    if (caller.authorization === null) throw unauthenticated();
-    return apiKeysById(caller).load(id);
+  resolveReference: async ({ id }, context: GatewayContext) => {
+    if (context.caller.authorization === null) throw unauthenticated();
+    return apiKeysById(context).load(id);
   },
 });
 
-/** One loader per request (per Caller), so every representation of the request shares the walk. */
-const loaders = new WeakMap<GatewayContext['caller'], DataLoader<string, ApiKeyRecord>>();
-
-function apiKeysById(caller: GatewayContext['caller']): DataLoader<string, ApiKeyRecord> {
-  let loader = loaders.get(caller);
-  if (!loader) {
-    loader = new DataLoader((ids) => walkForApiKeys(caller, ids));
-    loaders.set(caller, loader);
-  }
-  return loader;
-}
+/** One loader per request (Pothos' per-context cache), so every representation of the request shares the walk. */
+const apiKeysById = createContextCache(
+  ({ caller }: GatewayContext) => new DataLoader<string, ApiKeyRecord>((ids) => walkForApiKeys(caller, ids)),
+);
 
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);

@@ -3,8 +3,9 @@ import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
+import type { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
-import { badUserInput } from '../errors.js';
+import { badUserInput, type InputIssue } from '../errors.js';
 import BearerPlugin from './bearer-plugin.js';
 import { issuesOf } from './input-rules.js';
 
@@ -23,7 +24,7 @@ export const builder = new SchemaBuilder<{
   plugins: [BearerPlugin, RelayPlugin, ValidationPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
   validation: {
-    validationError: (failure) => badUserInput('The input is invalid: see extensions.issues.', issuesOf(failure.issues)),
+    validationError: (failure, args) => invalidInput(issuesOf(failure.issues), args),
   },
   relay: {
     clientMutationId: 'optional',
@@ -55,6 +56,19 @@ export const builder = new SchemaBuilder<{
     mutationInputArgOptions: { description: 'The mutation input.' },
   },
 });
+
+/**
+ * The error for arguments the validation plugin refused. One issue with an argument that is a single
+ * value (`apiKeys(first: 101)`) is said in the message itself. Issues with an input object, such as a
+ * mutation's `input`, are often several and name fields inside it, so the message points to them.
+ */
+function invalidInput(issues: InputIssue[], args: Record<string, unknown>): GraphQLError {
+  const [issue, ...others] = issues;
+  if (issue && others.length === 0 && Object.hasOwn(args, issue.path) && typeof args[issue.path] !== 'object') {
+    return badUserInput(`"${issue.path}" ${issue.message}.`, issues);
+  }
+  return badUserInput('The input is invalid: see extensions.issues.', issues);
+}
 
 builder.queryType({ description: 'Reads from the Video Management Service.' });
 builder.mutationType({ description: 'Changes to the Video Management Service. Each mutation sends exactly one upstream request.' });

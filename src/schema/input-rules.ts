@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
+import { httpUrlOf } from '../config/parsers.js';
 import type { InputIssue } from '../errors.js';
 import { isPathSegment, MAX_ID_LENGTH } from '../upstream/route.js';
 
@@ -13,14 +14,7 @@ export function issuesOf(issues: readonly Issue[]): InputIssue[] {
   }));
 }
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
+const isHttpUrl = (value: string): boolean => httpUrlOf(value) !== undefined;
 
 /** A certificate is a few KiB; this leaves room for long chains of extensions, not for padding. */
 const MAX_CERTIFICATE_LENGTH = 16 * 1024;

@@ -1,5 +1,4 @@
 import type { InputFieldMap, ObjectRef } from '@pothos/core';
-import type { GatewayContext } from '../context.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { routeParamsOf } from '../upstream/route.js';
 import { builder } from './builder.js';
@@ -16,44 +15,46 @@ type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T
  *   sent as `show_at`); omitted fields are not sent, and `clientMutationId` stays ours;
  * - the payload holds the upstream's record under `payload.field`, typed by `payload.type`.
  */
-export interface RestMutation<Fields extends InputFieldMap, Shape, Key extends string> {
+export interface RestMutation {
   /** The mutation field's description. */
   description: string;
   input: {
     description: string;
-    fields: (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => Fields;
+    fields: (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => InputFieldMap;
     /** The contract's rules for the input, checked before anything goes upstream. */
     validate: ReturnType<typeof inputRules>;
   };
   upstream: { method: 'POST' | 'PATCH'; route: string };
-  payload: { field: Key; type: ObjectRef<Types, Shape>; description: string };
+  /**
+   * The payload's one field: the record the upstream answered, of `type`. The wrapper knows the
+   * record only as an object: Pothos types a resolver's result with a conditional type TypeScript
+   * leaves unresolved for a type parameter, so a wrapper generic in the record's type would need
+   * casts. That the object has the type's fields is the upstream's contract, checked field by field
+   * as the answer is resolved (UPSTREAM_BAD_RESPONSE).
+   */
+  payload: { field: string; type: ObjectRef<Types, object>; description: string };
 }
 
-export function restMutation<Fields extends InputFieldMap, Shape, Key extends string>(
-  name: string,
-  { description, input, upstream, payload }: RestMutation<Fields, Shape, Key>,
-): void {
-  const resolve = async (_root: unknown, args: { input: Record<string, unknown> }, { caller }: GatewayContext) => {
-    const { params, rest } = routeParamsOf(upstream.route, args.input);
-    const { result } = await caller.write({ method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) });
-    return { [payload.field]: recordOf<Shape>(result, params.id) };
-  };
-  // Pothos types the three option objects from the generic field map; the typed surface is
-  // RestMutation above, so the options are handed over as they are.
+export function restMutation(name: string, { description, input, upstream, payload }: RestMutation): void {
   builder.relayMutationField(
     name,
-    { description: input.description, inputFields: input.fields, validate: input.validate } as never,
-    { nullable: true, description, resolve } as never,
+    { description: input.description, inputFields: input.fields, validate: input.validate },
+    {
+      nullable: true,
+      description,
+      resolve: async (_root, args, { caller }) => {
+        const { params, rest } = routeParamsOf(upstream.route, args.input);
+        const { result } = await caller.write({ method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) });
+        return recordOf(result, params.id);
+      },
+    },
     {
       description: `The result of ${name}.`,
-      outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Record<string, Shape>>) => ({
-        [payload.field]: t.field({
-          type: payload.type,
-          description: payload.description,
-          resolve: (result) => result[payload.field] as never,
-        }),
+      // The payload's parent is the record itself; clientMutationId is the relay plugin's.
+      outputFields: (t) => ({
+        [payload.field]: t.field({ type: payload.type, description: payload.description, resolve: (record) => record }),
       }),
-    } as never,
+    },
   );
 }
 
@@ -72,13 +73,13 @@ function upstreamBody(fields: Record<string, unknown>): Record<string, unknown> 
  * an update answered with another record than the one the route named: passing it on would show
  * the caller a record it did not ask for.
  */
-function recordOf<T>(result: unknown, requestedId: string | undefined): T {
+function recordOf(result: unknown, requestedId: string | undefined): object {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw upstreamBadResponse('the result is not a record');
   }
-  const { id } = result as { id?: unknown };
+  const id = 'id' in result ? result.id : undefined;
   if (requestedId !== undefined && (typeof id === 'string' || typeof id === 'number') && String(id) !== requestedId) {
     throw upstreamBadResponse('the record’s id is not the one requested');
   }
-  return result as T;
+  return result;
 }

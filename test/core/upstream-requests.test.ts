@@ -160,6 +160,15 @@ describe('apiKeys', () => {
     expect(upstream.requests).toEqual([]);
   });
 
+  it('checks the token before first: an anonymous first: 101 is UNAUTHENTICATED, telling nothing of the range', async ({
+    gateway,
+    upstream,
+  }) => {
+    const answer = await gateway.graphql('{ apiKeys(first: 101) { nodes { id } } }');
+    expect(answer.body.errors?.map((error) => [error.path, error.extensions])).toEqual([[['apiKeys'], { code: 'UNAUTHENTICATED' }]]);
+    expect(upstream.requests).toEqual([]);
+  });
+
   it('refuses a cursor it did not issue before any upstream call', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: auth });
     expect(answer.body.errors?.[0]?.extensions).toEqual({

@@ -385,6 +385,18 @@ describe('PATCH /v2/videos/{VIDEO_ID}/hotspots/{HOTSPOT_ID}', () => {
     const unchanged = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_001', { body: {} });
     expect(unchanged.body.result).toEqual(seeded(1));
   });
+
+  it('puts an unknown field at its place in the body, and takes neither null nor 1e999 (Infinity) for a value', async ({ sandbox }) => {
+    const res = await call(sandbox, 'PATCH', '/videos/vid_001/hotspots/hs_001', { raw: '{"color":"red","x":1e999,"name":null}' });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(
+      failure(
+        invalid('color', 'color is not an accepted field'),
+        invalid('x', 'x must be a number'),
+        invalid('name', 'name must be a string'),
+      ),
+    );
+  });
 });
 
 describe('POST /v2/idps', () => {
@@ -574,5 +586,12 @@ describe('POST /v2/folders', () => {
     expect(tooLong.body).toEqual(
       failure(invalid('name', 'name must be 1-40 characters long'), invalid('parent', 'parent is not an accepted field')),
     );
+  });
+
+  it('reports the fields sent before the missing ones, and a null name as given, not as missing', async ({ sandbox }) => {
+    const unknown = await call(sandbox, 'POST', '/folders', { body: { parent: 'x' } });
+    expect(unknown.body).toEqual(failure(invalid('parent', 'parent is not an accepted field'), invalid('name', 'name is required')));
+    const nullName = await call(sandbox, 'POST', '/folders', { body: { name: null } });
+    expect(nullName.body).toEqual(failure(invalid('name', 'name must be a string')));
   });
 });
