@@ -108,5 +108,11 @@ export function answering(body: string, headers: Record<string, string>): Plugin
   };
 }
 
+/** The status and body of a GraphQL POST, compared at once by the tests whose headers say nothing. */
+export async function answerTo(yoga: Fetches, body: unknown, headers: Record<string, string> = {}): Promise<Omit<Answer, 'headers'>> {
+  const { status, body: json } = await post(yoga, body, headers);
+  return { status, body: json };
+}
+
 /** A request id the gateway made itself (crypto.randomUUID). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
