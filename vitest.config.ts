@@ -12,10 +12,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     projects: [
-      // `npm run test:unit`: no sockets, no processes, seconds.
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // `npm run test:unit`: no sockets, no processes, seconds. test/plugins/: each plugin alone, in process (yoga.fetch).
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/plugins/**/*.test.ts'] } },
       // Everything over real HTTP: gateways, upstreams, child processes, Chromium, the benchmark's smoke run.
-      { extends: true, test: { name: 'http', include: ['test/**/*.test.ts'], exclude: ['test/unit/**'] } },
+      { extends: true, test: { name: 'http', include: ['test/**/*.test.ts'], exclude: ['test/unit/**', 'test/plugins/**'] } },
     ],
   },
 });

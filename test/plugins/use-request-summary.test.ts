@@ -1,0 +1,163 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RequestSummary } from '../../src/observability/request-summary.js';
+import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
+import { ENDPOINT, post, send, UUID, yogaWith } from '../support/yoga.js';
+
+describe('useRequestSummary', () => {
+  const summaries: RequestSummary[] = [];
+  /** What the summary reads of the gateway's context: the statuses of the operation's upstream calls (here, by operation name). */
+  const statuses: Record<string, Array<number | undefined>> = { Keys: [200, 404], Rename: [undefined] };
+  const yoga = yogaWith([useRequestSummary({ onSummary: (summary) => summaries.push(summary) })], {
+    batching: true,
+    context: ({ params }: { params?: { operationName?: string } }) => ({
+      caller: { upstreamStatuses: statuses[params?.operationName ?? ''] ?? [] },
+    }),
+  });
+  beforeEach(() => {
+    summaries.length = 0;
+  });
+
+  /** The fields of a summary that are the same for every operation that ran without an upstream call or an error. */
+  const ran = {
+    client: { name: undefined, version: undefined },
+    durationMs: expect.any(Number),
+    status: 200,
+    upstreamCalls: 0,
+    executed: true,
+    upstreamStatuses: [],
+    outcome: 'ok',
+    errorCodes: [],
+  };
+
+  it('sums up one operation once its response is ready: request id, client, operation, status and upstream calls', async () => {
+    await post(
+      yoga,
+      { query: 'query Keys { hello }', operationName: 'Keys' },
+      { 'x-request-id': 'req-1', 'apollographql-client-name': 'admin-console', 'apollographql-client-version': '2.0.1' },
+    );
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: 'req-1',
+        client: { name: 'admin-console', version: '2.0.1' },
+        operationName: 'Keys',
+        operationType: 'query',
+        upstreamCalls: 2,
+        upstreamStatuses: [200, 404],
+      },
+    ]);
+    expect(summaries[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(summaries[0]).not.toHaveProperty('batch');
+  });
+
+  it('reads the name and type from the document that ran, and a fresh request id when none was sent', async () => {
+    await post(yoga, { query: 'mutation Rename { rename(name: "x") }' }, { 'graphql-client-name': 'web' });
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: expect.stringMatching(UUID),
+        client: { name: 'web', version: undefined },
+        operationName: 'Rename',
+        operationType: 'mutation',
+      },
+    ]);
+  });
+
+  it('calls an answer with errors and some data partial, and one without data an error, each code once', async () => {
+    await post(yoga, { query: '{ hello failure again: failure }' });
+    await post(yoga, { query: '{ failure }' });
+    expect(summaries.map(({ outcome, errorCodes, status }) => ({ outcome, errorCodes, status }))).toEqual([
+      { outcome: 'partial', errorCodes: ['INTERNAL_SERVER_ERROR'], status: 200 },
+      { outcome: 'error', errorCodes: ['INTERNAL_SERVER_ERROR'], status: 200 },
+    ]);
+  });
+
+  it('sums up an operation refused before it ran, with the name the request gave', async () => {
+    await post(yoga, { query: 'query Broken { nothing }', operationName: 'Broken' }, { 'x-request-id': 'req-2' });
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: 'req-2',
+        operationName: 'Broken',
+        operationType: undefined,
+        status: 400,
+        executed: false,
+        outcome: 'error',
+        errorCodes: ['GRAPHQL_VALIDATION_FAILED'],
+      },
+    ]);
+  });
+
+  it('sums up a request whose body is not JSON', async () => {
+    await send(yoga, ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-3' }, body: '{' });
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: 'req-3',
+        operationName: undefined,
+        operationType: undefined,
+        status: 400,
+        executed: false,
+        outcome: 'error',
+        errorCodes: ['BAD_REQUEST'],
+      },
+    ]);
+  });
+
+  it('sums up each operation of a batch, in order, with its place in the batch and its own calls and errors', async () => {
+    await post(
+      yoga,
+      [
+        { query: 'query Keys { hello }', operationName: 'Keys' },
+        { query: '{ nothing }' },
+        { query: 'mutation Rename { rename(name: "x") }', operationName: 'Rename' },
+        { query: 'query Keys { hello }', operationName: 'Keys' },
+      ],
+      { 'x-request-id': 'batch-1' },
+    );
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: 'batch-1',
+        batch: { index: 0, size: 4 },
+        operationName: 'Keys',
+        operationType: 'query',
+        upstreamCalls: 2,
+        upstreamStatuses: [200, 404],
+      },
+      {
+        ...ran,
+        requestId: 'batch-1',
+        batch: { index: 1, size: 4 },
+        operationName: undefined,
+        operationType: undefined,
+        executed: false,
+        outcome: 'error',
+        errorCodes: ['GRAPHQL_VALIDATION_FAILED'],
+      },
+      {
+        ...ran,
+        requestId: 'batch-1',
+        batch: { index: 2, size: 4 },
+        operationName: 'Rename',
+        operationType: 'mutation',
+        upstreamCalls: 1,
+        upstreamStatuses: [undefined],
+      },
+      {
+        ...ran,
+        requestId: 'batch-1',
+        batch: { index: 3, size: 4 },
+        operationName: 'Keys',
+        operationType: 'query',
+        upstreamCalls: 2,
+        upstreamStatuses: [200, 404],
+      },
+    ]);
+  });
+
+  it('sums up nothing for a request outside the GraphQL endpoint', async () => {
+    await send(yoga, 'http://yoga/nothing');
+    expect(summaries).toEqual([]);
+  });
+});
