@@ -2,6 +2,8 @@ import type { Plugin } from '@envelop/core';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import {
+  BREAK,
+  type DocumentNode,
   type GraphQLError,
   type GraphQLSchema,
   getIntrospectionQuery,
@@ -9,6 +11,7 @@ import {
   type ValidationContext,
   type ValidationRule,
   validate,
+  visit,
 } from 'graphql';
 import { defaultSettings } from '../config/settings.js';
 import { type LimitName, limitExceeded } from '../errors.js';
@@ -62,6 +65,8 @@ export function useLimits({
   return {
     onPluginInit: ({ addPlugin }) => addPlugin(armor),
     onValidate: ({ addValidationRule, params }) => {
+      // Only operations that introspect: the others are held to MAX_COST, and must not also be told of introspection's bound.
+      if (!introspects(params.documentAST)) return;
       if (!introspectionRule) {
         const max = Math.max(maxCost, 2 * fullIntrospectionCost(params.schema));
         introspectionRule = costLimitRule({ maxCost: max, ...COST, ignoreIntrospection: false, ...reject('introspectionCost', max) });
@@ -69,6 +74,19 @@ export function useLimits({
       addValidationRule(introspectionRule);
     },
   };
+}
+
+/** Whether the document asks for `__schema` or `__type` anywhere (`__typename` is free and not introspection here). */
+function introspects(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== '__schema' && node.name.value !== '__type') return;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }
 
 /** The cost, `__schema` included, of the standard introspection query with every option on. */

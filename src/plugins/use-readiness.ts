@@ -12,8 +12,9 @@ export interface ReadinessOptions {
  * The upstream's health is shown by the circuit-state metric and the error codes instead.
  */
 export function useReadiness({ endpoint = '/ready' }: ReadinessOptions = {}): Plugin {
-  return useReadinessCheck({
-    endpoint,
-    check: ({ fetchAPI }) => fetchAPI.Response.json({ status: 'ready' }),
-  });
+  const yoga = useReadinessCheck({ endpoint, check: ({ fetchAPI }) => fetchAPI.Response.json({ status: 'ready' }) });
+  return {
+    // Yoga's plugin answers any URL that ends in the endpoint, `/graphql?x=/ready` included: only the path itself is ours.
+    onRequest: (payload) => (payload.url.pathname === endpoint ? yoga.onRequest?.(payload) : undefined),
+  };
 }

@@ -19,10 +19,11 @@ export interface TracingOptions {
  * become children (src/observability/tracing.ts). It names the calling app (client awareness).
  */
 export function useTracing({ tracer, traceCallerContext = true }: TracingOptions): Plugin {
-  const spans = new WeakMap<Request, Span>();
+  // By each operation's context, not by the Request: the operations of a batch share one Request.
+  const spans = new WeakMap<object, Span>();
   return {
     instrumentation: {
-      operation: ({ request }, wrapped) => {
+      operation: ({ request, context: operationContext }, wrapped) => {
         const parent = traceCallerContext ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
         const client = clientOf(request.headers);
         const span = tracer.startSpan(
@@ -37,7 +38,7 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
           },
           parent,
         );
-        spans.set(request, span);
+        spans.set(operationContext, span);
         return context.with(trace.setSpan(parent, span), async () => {
           try {
             await wrapped();
@@ -48,7 +49,7 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
       },
     },
     onExecute: ({ args }) => {
-      const span = spans.get(args.contextValue.request);
+      const span = spans.get(args.contextValue);
       const operation = getOperationAST(args.document, args.operationName);
       if (!span || !operation) return;
       const name = operation.name?.value;
@@ -56,8 +57,8 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
       span.setAttribute('graphql.operation.type', operation.operation);
       if (name) span.setAttribute('graphql.operation.name', name);
     },
-    onExecutionResult: ({ request, result }) => {
-      const span = spans.get(request);
+    onExecutionResult: ({ context: operationContext, result }) => {
+      const span = spans.get(operationContext);
       if (!span || !result || Symbol.asyncIterator in result) return;
       const codes = [...new Set((result.errors ?? []).map(codeOf))];
       if (codes.length === 0) return;

@@ -103,6 +103,15 @@ describe('useLimits', () => {
       ]);
     });
 
+    it('leaves an operation without introspection to maxCost alone, however costly', async () => {
+      // Each fragment doubles the one before: far above both maxCost and introspection's ceiling.
+      const fragments = ['fragment F1 on Node { name }'];
+      for (let k = 2; k <= 7; k++) fragments.push(`fragment F${k} on Node { child { ...F${k - 1} ...F${k - 1} } }`);
+      const query = `{ node { ...F7 } } ${fragments.join(' ')}`;
+      const { body } = await answerTo(yogaWith([useLimits({ maxDepth: 100 })]), { query });
+      expect(body.errors.map((error: { extensions: { limit: string } }) => error.extensions.limit)).toEqual(['cost']);
+    });
+
     it('allows introspection up to maxCost when that is higher', async () => {
       expect((await answerTo(yogaWith([useLimits({ maxCost: 1_000_000 })]), { query: introspection(3) })).status).toBe(200);
     });

@@ -25,4 +25,9 @@ describe('useReadiness', () => {
   it('leaves the GraphQL endpoint to Yoga', async () => {
     expect((await post(yogaWith([useReadiness()]), { query: '{ hello }' })).body).toEqual({ data: { hello: 'Hello world' } });
   });
+
+  it('answers its path only, not a URL that merely ends in it', async () => {
+    const { body } = await send(yogaWith([useReadiness()]), 'http://yoga/graphql?query={hello}&from=/ready');
+    expect(body).toEqual({ data: { hello: 'Hello world' } });
+  });
 });

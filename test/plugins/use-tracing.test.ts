@@ -18,6 +18,7 @@ const schema = createSchema({
     type Query {
       activeSpan: String
       notFound: String
+      slowNotFound: String
       failure: String
     }
   `,
@@ -25,6 +26,11 @@ const schema = createSchema({
     Query: {
       activeSpan: () => trace.getActiveSpan()?.spanContext().spanId ?? null,
       notFound: () => {
+        throw new GraphQLError('No such record', { extensions: { code: 'NOT_FOUND' } });
+      },
+      // As an upstream call does: the operation's result comes after the others of its batch have started.
+      slowNotFound: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
         throw new GraphQLError('No such record', { extensions: { code: 'NOT_FOUND' } });
       },
       failure: () => {
@@ -159,5 +165,16 @@ describe('useTracing', () => {
         parent: { traceId: CALLER_TRACE, spanId: CALLER_SPAN },
       })),
     );
+  });
+
+  it('marks each operation of a batch with its own errors, whichever finishes first', async () => {
+    await post(yoga, [{ query: 'query A { slowNotFound }' }, { query: 'query B { activeSpan }' }]);
+    const status = Object.fromEntries(
+      exporter.getFinishedSpans().map((span) => [span.name, [span.status, span.attributes['graphql.error.codes']]]),
+    );
+    expect(status).toEqual({
+      'query A': [{ code: SpanStatusCode.ERROR, message: 'NOT_FOUND' }, ['NOT_FOUND']],
+      'query B': [{ code: SpanStatusCode.UNSET }, undefined],
+    });
   });
 });
