@@ -39,9 +39,6 @@ afterAll(() => {
   }
 });
 const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [listedApp.origin] });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
 /** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
 async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: RunningGateway }, origin: string) {

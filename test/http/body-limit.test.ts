@@ -22,9 +22,6 @@ const tooLarge = {
 };
 
 const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { maxBodyBytes: LIMIT });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
 /** A GraphQL request padded with an unused variable to exactly `size` bytes. */
 function paddedBody(size: number): string {

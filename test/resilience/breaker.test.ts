@@ -21,9 +21,6 @@ const OPTIONS = {
   breakerResetMs: RESET_MS,
 };
 const it = gatewayOverUpstream(undefined, OPTIONS);
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
 const ask = (gateway: RunningGateway, caller = 0) =>
   gateway.graphql(KEYS_QUERY, { headers: caller === 0 ? auth : { authorization: `Bearer breaker-caller-${caller}` } });
@@ -71,10 +68,10 @@ it('a failed probe opens the breaker again, whoever sent it', async ({ gateway, 
   failing(upstream);
   await failUntilOpen(gateway, upstream);
   await sleep(RESET_MS + 50);
-  upstream.requests.length = 0;
+  const sentWhileClosed = upstream.requests.length;
   expect(codes(await ask(gateway))).toEqual(['UPSTREAM_ERROR']);
   expect(codes(await ask(gateway))).toEqual(['UPSTREAM_UNAVAILABLE']);
-  expect(upstream.requests).toHaveLength(1);
+  expect(upstream.requests).toHaveLength(sentWhileClosed + 1);
   await sleep(RESET_MS + 50);
   healthy(upstream);
   expect((await ask(gateway)).body.errors).toBeUndefined();

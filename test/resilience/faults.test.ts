@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
-import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
+import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { auth, codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys, TOKEN } from './harness.js';
 
 /**
@@ -21,13 +21,9 @@ const it = gatewayOverUpstream(undefined, {
   // The breaker is proven on its own (breaker.test.ts); here it must not turn one fault into the next.
   breakerMinCalls: 10_000,
   requestDeadlineMs: 5_000,
-}).extend('elsewhere', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
+})
   // A second host that links and redirects point to: it must never receive anything.
-  return closedWith(onCleanup, await startRecordingUpstream());
-});
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
+  .extend('elsewhere', { scope: 'file' }, sharedUpstream());
 
 async function fault({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
   const answer = await gateway.graphql(query, { headers: auth });
@@ -124,10 +120,9 @@ describe('5xx', () => {
     expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
 
-    upstream.requests.length = 0;
     upstream.answer(() => ({ status: 503, headers: { 'retry-after': '120' }, body: '' }));
     await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
-    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests.slice(2)).toHaveLength(1);
   });
 
   it('an HTML error page is UPSTREAM_ERROR with a generic message, never the HTML', async ({ gateway, upstream }) => {
@@ -329,7 +324,6 @@ describe('an upstream that tries to amplify or leak', () => {
 describe('redirects', () => {
   for (const status of [301, 302, 307, 308]) {
     it(`a ${status} to another host is UPSTREAM_ERROR and that host receives nothing`, async ({ gateway, upstream, elsewhere }) => {
-      elsewhere.requests.length = 0;
       upstream.answer(() => ({ status, headers: { location: `${elsewhere.url}/api_keys?limit=2` }, body: '' }));
       const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
       expect(answer.body.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status } });
@@ -346,7 +340,6 @@ describe('links to another host', () => {
     upstream,
     elsewhere,
   }) => {
-    elsewhere.requests.length = 0;
     upstream.answer((request) =>
       request.query.cursor === undefined
         ? { body: envelope(keys(1, 25), { next: `${elsewhere.url}/api_keys?cursor=page-2` }) }

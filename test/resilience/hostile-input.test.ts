@@ -12,9 +12,6 @@ import { audit, auth } from './harness.js';
 const it = gatewayOverUpstream(() => ({ body: envelope({ id: 'u_1', name: 'N', role: 'admin', ...audit }) }), {
   production: true,
 });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
 const CERTIFICATE = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const UPDATE_USER = 'mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { id } } }';
