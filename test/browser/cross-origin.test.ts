@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
@@ -11,7 +12,6 @@ import { envelope } from '../support/recording-upstream.js';
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
  * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
  */
-const TOKEN = 'Bearer browser-user-token';
 const key = {
   id: 'k1',
   name: 'Key 1',
@@ -58,7 +58,7 @@ async function queryFrom({ browser, gateway }: { browser: BrowserContext; gatewa
           return { failed: String(error) };
         }
       },
-      { url: gateway.url, token: TOKEN },
+      { url: gateway.url, token: AUTH.authorization },
     );
   } finally {
     await page.close();
@@ -74,7 +74,7 @@ describeInBrowser('a page on another origin', () => {
       requestId: 'browser-req-1',
     });
     expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([
-      ['GET', '/v2/api_keys', { limit: '1' }, TOKEN],
+      ['GET', '/v2/api_keys', { limit: '1' }, AUTH.authorization],
     ]);
   });
 

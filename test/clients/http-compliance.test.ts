@@ -1,5 +1,6 @@
 import { type Audit, type AuditResult, serverAudits } from 'graphql-http';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
@@ -12,7 +13,6 @@ import { envelope } from '../support/recording-upstream.js';
 const NOT_PASSED_WITHOUT_CSRF_HEADER = ['5A70', 'D6D5', '6A70'];
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
-const AUTH = { authorization: 'Bearer t0ken' };
 
 const it = gatewayOverUpstream(() => ({ body: envelope([]) }));
 

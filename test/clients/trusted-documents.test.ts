@@ -7,11 +7,11 @@ import manifest from '../../examples/generated/persisted-documents.json' with { 
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
 import { loadTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 
 const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
-const AUTH = { authorization: 'Bearer t0ken' };
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...AUTH };
 const apiKeysId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('query ApiKeys'))!;
 const updateCategoryId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('mutation UpdateCategory'))!;

@@ -7,6 +7,7 @@ import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 
@@ -17,7 +18,6 @@ import { envelope, type RecordingUpstream } from '../support/recording-upstream.
  * runtime, in-process) as a supergraph would run it.
  */
 const SUBGRAPH_SDL = readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8');
-const TOKEN = 'Bearer federation-token';
 const audit = { created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
 const key = (n: number) => ({ id: `ak_${String(n).padStart(3, '0')}`, name: `API key ${n}`, type: 'api', permissions: [], ...audit });
 
@@ -88,7 +88,7 @@ const routed = it.extend('router', { scope: 'file' }, async ({ gateway }, { onCl
     await router.dispose();
     await other.close();
   });
-  return async (query: string, headers: Record<string, string> = { authorization: TOKEN }) => {
+  return async (query: string, headers: Record<string, string> = AUTH) => {
     const response = await router.fetch('http://router/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
@@ -124,7 +124,7 @@ describe('the subgraph', () => {
           { __typename: 'ApiKey', id: 'ak_999' },
         ],
       },
-      headers: { authorization: TOKEN },
+      headers: AUTH,
     });
     expect(answer.body).toEqual({
       data: { _entities: [{ id: 'ak_030', name: 'API key 30' }, { id: 'ak_002', name: 'API key 2' }, null] },
@@ -139,15 +139,15 @@ describe('the subgraph', () => {
     });
     // ak_999 is on no page: the walk reads all three pages, once for the three ids together.
     expect(upstream.requests.map((request) => [request.path, request.query, request.headers.authorization])).toEqual([
-      ['/v2/api_keys', { limit: '25' }, TOKEN],
-      ['/v2/api_keys', { cursor: '25', limit: '25' }, TOKEN],
-      ['/v2/api_keys', { cursor: '50', limit: '25' }, TOKEN],
+      ['/v2/api_keys', { limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { cursor: '25', limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { cursor: '50', limit: '25' }, AUTH.authorization],
     ]);
   });
 
   it('stops the walk at the page that holds the last id asked for', async ({ gateway, upstream }) => {
     await gateway.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "ak_003" }]) { ... on ApiKey { name } } }`, {
-      headers: { authorization: TOKEN },
+      headers: AUTH,
     });
     expect(upstream.requests).toHaveLength(1);
   });
@@ -172,7 +172,7 @@ describe('limits on _entities, as on any field', () => {
     const answer = await small.graphql(
       `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_030" }]) { ... on ApiKey { name } } }`,
       {
-        headers: { authorization: TOKEN },
+        headers: AUTH,
       },
     );
     expect(answer.body.errors?.map((error) => [error.path, error.extensions])).toEqual([
@@ -186,7 +186,7 @@ describe('limits on _entities, as on any field', () => {
     const answer = await shallow.graphql(
       `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_001" }]) { ... on ApiKey { name } } }`,
       {
-        headers: { authorization: TOKEN },
+        headers: AUTH,
       },
     );
     expect(answer.status).toBe(400);
@@ -219,7 +219,7 @@ describe('through a router', () => {
         lastRun: '2025-01-01T00:00:00.000Z',
       },
     });
-    expect(upstream.requests.map((request) => request.headers.authorization)).toEqual([TOKEN, TOKEN]);
+    expect(upstream.requests.map((request) => request.headers.authorization)).toEqual([AUTH.authorization, AUTH.authorization]);
   });
 
   routed('passes UNAUTHENTICATED without a token, at the field’s path, and sends nothing upstream', async ({ router, upstream }) => {

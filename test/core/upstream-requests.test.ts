@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
+import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 
@@ -7,8 +8,6 @@ import { envelope } from '../support/recording-upstream.js';
  * The exact upstream request behind every operation, against a fake upstream that records what
  * it receives over real HTTP.
  */
-const TOKEN = 'Bearer caller-token-1';
-const auth = { authorization: TOKEN };
 const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 
 const audit = {
@@ -44,7 +43,7 @@ describe('apiKeys', () => {
     upstream.answer(() => ({ body: envelope(keys(1, 2), {}) }));
     const answer = await gateway.graphql(
       '{ apiKeys(first: 2) { edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
-      { headers: { ...auth, 'x-request-id': 'req-42' } },
+      { headers: { ...AUTH, 'x-request-id': 'req-42' } },
     );
     expect(upstream.requests).toHaveLength(1);
     const [request] = upstream.requests;
@@ -54,7 +53,7 @@ describe('apiKeys', () => {
       query: { limit: '2' },
       body: undefined,
     });
-    expect(request!.headers.authorization).toBe(TOKEN);
+    expect(request!.headers.authorization).toBe(AUTH.authorization);
     expect(request!.headers['x-request-id']).toBe('req-42');
     expect(request!.headers.accept).toBe('application/json');
     expect(answer.status).toBe(200);
@@ -77,7 +76,7 @@ describe('apiKeys', () => {
     upstream.answer(() => ({ body: envelope([], {}) }));
     const answer = await gateway.graphql(
       'query Keys($n: Int! = 2, $after: String = null) { apiKeys(first: $n, after: $after) { nodes { id } } }',
-      { headers: auth },
+      { headers: AUTH },
     );
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
     expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '2' }]);
@@ -85,7 +84,7 @@ describe('apiKeys', () => {
 
   it('generates an x-request-id when the caller sends none', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([], {}) }));
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(upstream.requests[0]!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -95,7 +94,7 @@ describe('apiKeys', () => {
       const next = page < 3 ? { next: `https://elsewhere.example/v2/api_keys?limit=25&cursor=${page + 1}` } : {};
       return { body: envelope(keys(page * 25 + 1, 25), next) };
     });
-    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage } } }', { headers: AUTH });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual([
       'GET /v2/api_keys {"limit":"25"}',
       'GET /v2/api_keys {"limit":"25","cursor":"1"}',
@@ -111,7 +110,7 @@ describe('apiKeys', () => {
   it('deduplicates identical reads within one operation (two aliases, one upstream call)', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(keys(1, 5), {}) }));
     const answer = await gateway.graphql('{ a: apiKeys(first: 5) { nodes { id } } b: apiKeys(first: 5) { nodes { name } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(upstream.requests).toHaveLength(1);
     expect((answer.body.data as any).a.nodes).toHaveLength(5);
@@ -120,8 +119,8 @@ describe('apiKeys', () => {
 
   it('does not share reads between requests', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(keys(1, 1), {}) }));
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(upstream.requests).toHaveLength(2);
   });
 
@@ -129,11 +128,11 @@ describe('apiKeys', () => {
     upstream.answer((request) => ({
       body: envelope(keys(request.query.cursor === 'p2' ? 26 : 1, Number(request.query.limit)), { next: '/v2/api_keys?cursor=p2' }),
     }));
-    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: auth });
+    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: AUTH });
     const edges = (first.body.data as any).apiKeys.edges;
     expect(edges[27].node).toEqual({ id: 'k28' });
     const sent = upstream.requests.length;
-    const resumed = await gateway.graphql(`{ apiKeys(first: 2, after: "${edges[27].cursor}") { nodes { id } } }`, { headers: auth });
+    const resumed = await gateway.graphql(`{ apiKeys(first: 2, after: "${edges[27].cursor}") { nodes { id } } }`, { headers: AUTH });
     expect(upstream.requests.slice(sent).map((r) => r.query)).toEqual([{ limit: '5', cursor: 'p2' }]);
     expect((resumed.body.data as any).apiKeys.nodes).toEqual([{ id: 'k29' }, { id: 'k30' }]);
   });
@@ -142,7 +141,7 @@ describe('apiKeys', () => {
     ['-1', 'must be between 0 and 100'],
     ['101', 'must be between 0 and 100'],
   ])('refuses first: %s before any upstream call', async ([first, message], { gateway, upstream }) => {
-    const answer = await gateway.graphql(`{ apiKeys(first: ${first}) { nodes { id } } }`, { headers: auth });
+    const answer = await gateway.graphql(`{ apiKeys(first: ${first}) { nodes { id } } }`, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
@@ -158,7 +157,7 @@ describe('apiKeys', () => {
   });
 
   it('refuses a cursor it did not issue before any upstream call', async ({ gateway, upstream }) => {
-    const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'BAD_USER_INPUT',
       issues: [{ path: 'after', message: 'is not a valid cursor' }],
@@ -168,7 +167,7 @@ describe('apiKeys', () => {
 
   it('answers first: 0 with an empty connection and no upstream call', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 0) { edges { cursor } pageInfo { hasNextPage startCursor endCursor } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(answer.body).toEqual({ data: { apiKeys: { edges: [], pageInfo: { hasNextPage: false, startCursor: null, endCursor: null } } } });
     expect(upstream.requests).toEqual([]);
@@ -194,7 +193,7 @@ describe('mutations send exactly the fields given, in upstream form', () => {
     const answer = await gateway.graphql(
       `mutation ($input: UpdateHotspotInput!) { updateHotspot(input: $input) { clientMutationId hotspot { id name showAt hideAt x y action link target opacity } } }`,
       {
-        headers: auth,
+        headers: AUTH,
         variables: {
           input: {
             videoId: 'vid ü',
@@ -252,7 +251,7 @@ describe('mutations send exactly the fields given, in upstream form', () => {
     const answer = await gateway.graphql(
       `mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }`,
       {
-        headers: auth,
+        headers: AUTH,
         variables: {
           input: { name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml' },
         },
@@ -315,9 +314,9 @@ describe('mutations send exactly the fields given, in upstream form', () => {
     ],
   ])('%s', async ([_, operation, request, record, data], { gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(record) }));
-    const answer = await gateway.graphql(`mutation ${operation}`, { headers: auth });
+    const answer = await gateway.graphql(`mutation ${operation}`, { headers: AUTH });
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([request]);
-    expect(upstream.requests[0]!.headers.authorization).toBe(TOKEN);
+    expect(upstream.requests[0]!.headers.authorization).toBe(AUTH.authorization);
     expect(answer.body).toEqual({ data });
   });
 });
@@ -391,7 +390,7 @@ describe('client mistakes are answered before anything goes upstream', () => {
       ],
     ],
   ])('%s is BAD_USER_INPUT with issues', async ([field, issues], { gateway, upstream }) => {
-    const answer = await gateway.graphql(`mutation { m: ${field} { clientMutationId } }`, { headers: auth });
+    const answer = await gateway.graphql(`mutation { m: ${field} { clientMutationId } }`, { headers: AUTH });
     expect(answer.body.data).toEqual({ m: null });
     expect(answer.body.errors).toEqual([
       {
@@ -421,7 +420,7 @@ describe('upstream errors become precise GraphQL errors', () => {
   ])('HTTP %i with an envelope error is %s, with the error object’s message and code', async ([status, code], { gateway, upstream }) => {
     const error = { code: 'e', detail: `detail ${status}` };
     upstream.answer(() => ({ status, body: { success: false, result: null, errors: [error], links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { createFolder: null },
       errors: [
@@ -441,7 +440,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       { field: 'name', title: 'name is reserved' },
     ];
     upstream.answer(() => ({ status: 422, body: { success: false, result: null, errors, links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'name is taken',
@@ -464,7 +463,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'retry-after': '30' },
       body: { success: false, result: null, errors: [{ message: 'Too many requests' }], links: {} },
     }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'RATE_LIMITED',
       retryAfter: 30,
@@ -474,7 +473,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('an error status without an envelope gets one generic error naming the status', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 401, body: '' }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]).toMatchObject({
       message: 'The upstream service answered with HTTP status 401.',
       extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } },
@@ -483,7 +482,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('a 2xx with success: false is an error too', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body: { success: false, result: null, errors: [{ message: 'quota exceeded' }], links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]).toMatchObject({
       message: 'quota exceeded',
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } },
@@ -514,7 +513,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     ],
   ])('a 2xx with %s is not a success', async ([_, body, error], { gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { createFolder: null },
       errors: [{ ...error, locations: [{ line: 1, column: 12 }], path: ['createFolder'] }],
@@ -526,7 +525,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     upstream,
   }) => {
     upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope({ id: 'f1', name: 'F', ...audit }) }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'The upstream service sent a response the gateway cannot read: the Content-Type is not JSON.',
@@ -540,7 +539,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'content-type': 'text/html' },
       body: { success: false, errors: [{ message: 'x' }] },
     }));
-    expect((await gateway.graphql(folder, { headers: auth })).body.errors?.[0]?.extensions).toEqual({
+    expect((await gateway.graphql(folder, { headers: AUTH })).body.errors?.[0]?.extensions).toEqual({
       code: 'NOT_FOUND',
       upstream: { status: 404 },
     });
@@ -549,7 +548,7 @@ describe('upstream errors become precise GraphQL errors', () => {
   it('an update answered with another record than the one requested is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope({ id: 'cat_OTHER', name: 'N', value: 'v', ...audit }) }));
     const answer = await gateway.graphql('mutation { updateCategory(input: { id: "cat_1", name: "N" }) { category { id name } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(answer.body).toEqual({
       data: { updateCategory: null },
@@ -570,7 +569,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'retry-after': '9'.repeat(400) },
       body: { success: false, result: null, errors: [], links: {} },
     }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 86_400, upstream: { status: 429 } });
   });
 
@@ -583,7 +582,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     ],
   ])('a 2xx with %s is UPSTREAM_BAD_RESPONSE', async ([_, body, message], { gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       { message, locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'UPSTREAM_BAD_RESPONSE' } },
     ]);
@@ -591,7 +590,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('an upstream slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ delayMs: 1500, body: envelope({ id: 'late' }) }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'The upstream service did not answer within 500 ms.',
@@ -610,7 +609,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     );
     const answer = await gateway.graphql(
       'mutation { a: createFolder(input: { name: "bad" }) { folder { id } } b: createFolder(input: { name: "good" }) { folder { id name } } }',
-      { headers: auth },
+      { headers: AUTH },
     );
     expect(answer.body.data).toEqual({ a: null, b: { folder: { id: 'f1', name: 'good' } } });
     expect(answer.body.errors?.map((e) => [e.path, (e.extensions as any).code])).toEqual([[['a'], 'NOT_FOUND']]);
@@ -618,9 +617,9 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('never puts the token, the upstream address or a stack into a response', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 500, body: '<html>stack at Object.<anonymous> (/srv/app.js:1:1)</html>' }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     const text = JSON.stringify(answer.body);
-    expect(text).not.toContain('caller-token-1');
+    expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(new URL(upstream.url).host);
     expect(text).not.toContain('app.js');
   });
@@ -632,7 +631,7 @@ describe('an unreachable upstream', () => {
     const address = new URL(closed.url);
     await closed.close();
     const lonely = await start.gateway({ upstreamUrl: address, upstreamTimeoutMs: 2000 });
-    const answer = await lonely.graphql('{ apiKeys { nodes { id } } }', { headers: auth });
+    const answer = await lonely.graphql('{ apiKeys { nodes { id } } }', { headers: AUTH });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [

@@ -1,11 +1,12 @@
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 
 /** The body size limit of the http front (src/http.ts), for declared and for chunked bodies. */
 const LIMIT = 2_000;
-const headers = { 'content-type': 'application/json', authorization: 'Bearer t0ken' };
+const headers = { 'content-type': 'application/json', ...AUTH };
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
 const key = {
   id: 'k1',
@@ -70,7 +71,7 @@ describe('request body limit', () => {
 
   it('keeps serving after refusing a body', async ({ gateway }) => {
     await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT * 4) });
-    const answer = await gateway.graphql(query, { headers: { authorization: 'Bearer t0ken' } });
+    const answer = await gateway.graphql(query, { headers: AUTH });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
   });
 });

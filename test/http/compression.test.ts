@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
@@ -47,7 +48,7 @@ const ask = (gateway: RunningGateway, query: string, acceptEncoding?: string) =>
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      authorization: 'Bearer t0ken',
+      ...AUTH,
       ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
     },
     body: graphqlBody(query),

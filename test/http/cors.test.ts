@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/settings.js';
 import { CORS_ALLOWED_HEADERS } from '../../src/cors.js';
+import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
@@ -51,7 +52,7 @@ const preflight = (gateway: RunningGateway, origin: string) =>
 const post = (gateway: RunningGateway, origin: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
-    headers: { origin, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+    headers: { origin, 'content-type': 'application/json', ...AUTH },
     body: graphqlBody(query),
   });
 
@@ -152,7 +153,7 @@ describe('answers written before Yoga', () => {
     const small = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [ALLOWED], maxBodyBytes: 100 });
     const answer = await rawHttp(small.url, {
       method: 'POST',
-      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      headers: { origin: ALLOWED, 'content-type': 'application/json', ...AUTH },
       body: graphqlBody(`{ __typename } # ${'x'.repeat(200)}`),
     });
     expect(answer.status).toBe(413);
@@ -173,7 +174,7 @@ describe('answers written before Yoga', () => {
   it('the 400 for a body that is not JSON carries them too', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url, {
       method: 'POST',
-      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      headers: { origin: ALLOWED, 'content-type': 'application/json', ...AUTH },
       body: '{"query": ',
     });
     expect(answer.status).toBe(400);

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { AUTH, bearer } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { auth, codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
+import { codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
 
 /**
  * The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again),
@@ -22,8 +23,9 @@ const OPTIONS = {
 };
 const it = gatewayOverUpstream(undefined, OPTIONS);
 
-const ask = (gateway: RunningGateway, caller = 0) =>
-  gateway.graphql(KEYS_QUERY, { headers: caller === 0 ? auth : { authorization: `Bearer breaker-caller-${caller}` } });
+/** Caller n of the breaker's tests; caller 0 is the tests' usual caller. */
+const caller = (n: number) => (n === 0 ? AUTH : bearer(`breaker-caller-${n}`));
+const ask = (gateway: RunningGateway, n = 0) => gateway.graphql(KEYS_QUERY, { headers: caller(n) });
 /** Asks as caller 1, 2, 3, 1, ... while each request still reaches the upstream, up to 20 times. */
 async function failUntilOpen(gateway: RunningGateway, upstream: RecordingUpstream) {
   for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway, (i % MIN_CALLERS) + 1);
@@ -82,15 +84,15 @@ it('one caller whose calls all fail with 500 never opens it for the others, howe
   const upstream = await start.upstream();
   const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), ...OPTIONS });
   upstream.answer((request) =>
-    request.headers.authorization === 'Bearer breaker-caller-9' ? { status: 500, body: '' } : { body: envelope(keys(1, 2)) },
+    request.headers.authorization === caller(9).authorization ? { status: 500, body: '' } : { body: envelope(keys(1, 2)) },
   );
   const aliases = Array.from({ length: 10 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_${i}", name: "N" }) { category { id } }`);
   for (let round = 0; round < 3; round++) {
-    const answer = await gateway.graphql(`mutation { ${aliases.join(' ')} }`, { headers: { authorization: 'Bearer breaker-caller-9' } });
+    const answer = await gateway.graphql(`mutation { ${aliases.join(' ')} }`, { headers: caller(9) });
     expect(codes(answer)).toEqual(Array(10).fill('UPSTREAM_ERROR'));
   }
   for (let i = 0; i < 10; i++) expect(codes(await ask(gateway, 9))).toEqual(['UPSTREAM_ERROR']);
-  expect(upstream.requests.filter((request) => request.headers.authorization === 'Bearer breaker-caller-9')).toHaveLength(40);
+  expect(upstream.requests.filter((request) => request.headers.authorization === caller(9).authorization)).toHaveLength(40);
   const other = await ask(gateway, 1);
   expect(other.body.errors).toBeUndefined();
 });

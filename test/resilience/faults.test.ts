@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { auth, codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys, TOKEN } from './harness.js';
+import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys } from './harness.js';
 
 /**
  * Fault injection: a scripted upstream over real HTTP misbehaves in one way per test. For each fault
@@ -26,7 +27,7 @@ const it = gatewayOverUpstream(undefined, {
   .extend('elsewhere', { scope: 'file' }, sharedUpstream());
 
 async function fault({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
-  const answer = await gateway.graphql(query, { headers: auth });
+  const answer = await gateway.graphql(query, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(codes(answer)).toEqual([expectedCode]);
   expectNoLeak(answer, upstream);
@@ -78,16 +79,16 @@ describe('5xx', () => {
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 503, error: { message: 'Down for maintenance' } } },
     });
     expect(upstream.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
-      ['GET', '/v2/api_keys', TOKEN],
-      ['GET', '/v2/api_keys', TOKEN],
-      ['GET', '/v2/api_keys', TOKEN],
+      ['GET', '/v2/api_keys', AUTH.authorization],
+      ['GET', '/v2/api_keys', AUTH.authorization],
+      ['GET', '/v2/api_keys', AUTH.authorization],
     ]);
     await expectStillServing(gateway, upstream);
   });
 
   it('a GET that fails with 502 once and then succeeds is answered with the data', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(keys(1, 2)) }));
-    const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
+    const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
     expect(answer.body).toEqual({
       data: {
         apiKeys: {
@@ -117,7 +118,7 @@ describe('5xx', () => {
     upstream.answer((_, index) =>
       index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) },
     );
-    expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
+    expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
 
     upstream.answer(() => ({ status: 503, headers: { 'retry-after': '120' }, body: '' }));
@@ -153,7 +154,7 @@ describe('connection resets', () => {
 
   it('a GET reset once and then answered succeeds', async ({ gateway, upstream }) => {
     upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(keys(1, 2)) }));
-    expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
+    expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
   });
 
@@ -268,7 +269,7 @@ describe('an upstream that tries to amplify or leak', () => {
     }));
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
     const [answer, health] = await Promise.all([
-      gateway.graphql(UPDATE_CATEGORY, { headers: auth }),
+      gateway.graphql(UPDATE_CATEGORY, { headers: AUTH }),
       fetch(gateway.url.replace(/\/graphql$/, '/health')),
     ]);
     expect(health.status).toBe(200);
@@ -296,12 +297,12 @@ describe('an upstream that tries to amplify or leak', () => {
         result: null,
         errors: [
           {
-            message: `upstream failed for ${TOKEN}`,
+            message: `upstream failed for ${AUTH.authorization}`,
             code: 'E_DB',
             field: 'name',
             stack: 'Error: connect ECONNREFUSED\n    at TCPConnectWrap.afterConnect (node:net:1:1)',
             host: 'db-7.internal.example',
-            request: { headers: { authorization: TOKEN } },
+            request: { headers: AUTH },
           },
         ],
         links: {},
@@ -345,11 +346,11 @@ describe('links to another host', () => {
         ? { body: envelope(keys(1, 25), { next: `${elsewhere.url}/api_keys?cursor=page-2` }) }
         : { body: envelope(keys(26, 5)) },
     );
-    const answer = await gateway.graphql('{ apiKeys(first: 30) { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 30) { nodes { id } } }', { headers: AUTH });
     expect((answer.body.data as { apiKeys: { nodes: unknown[] } }).apiKeys.nodes).toHaveLength(30);
     expect(upstream.requests.map((r) => [r.path, r.query, r.headers.authorization])).toEqual([
-      ['/v2/api_keys', { limit: '25' }, TOKEN],
-      ['/v2/api_keys', { limit: '5', cursor: 'page-2' }, TOKEN],
+      ['/v2/api_keys', { limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { limit: '5', cursor: 'page-2' }, AUTH.authorization],
     ]);
     expect(elsewhere.requests).toEqual([]);
   });
@@ -370,7 +371,7 @@ describe('deadline and cancellation', () => {
       }),
       delayMs: 200,
     }));
-    const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });
+    const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
     expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');
     expect(upstream.requests.length).toBeLessThan(4);
@@ -389,7 +390,7 @@ describe('deadline and cancellation', () => {
     const controller = new AbortController();
     const pending = fetch(gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
+      headers: { 'content-type': 'application/json', ...AUTH },
       body: JSON.stringify({ query: KEYS_QUERY }),
       signal: controller.signal,
     }).catch((error: unknown) => error);

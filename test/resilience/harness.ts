@@ -1,11 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
+import { AUTH, TOKEN } from '../support/auth.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-
-export const TOKEN = 'Bearer resilience-secret-token';
-export const auth = { authorization: TOKEN };
 
 export const KEYS_QUERY = '{ apiKeys(first: 2) { nodes { id name } } }';
 
@@ -30,7 +28,7 @@ export const codes = (answer: GraphQLAnswer) =>
 /** Nothing secret or internal may appear in an answer: the token, the upstream address, a stack, raw HTML. */
 export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream): void {
   const text = JSON.stringify(answer.body);
-  expect(text).not.toContain(TOKEN.slice('Bearer '.length));
+  expect(text).not.toContain(TOKEN);
   expect(text).not.toContain(new URL(upstream.url).host);
   expect(text).not.toMatch(/\bat .+\(.*:\d+:\d+\)|node:internal|stack/i);
   expect(text).not.toMatch(/<html|<body/i);
@@ -39,7 +37,7 @@ export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream)
 /** After a fault the gateway must still answer a healthy request normally. */
 export async function expectStillServing(gateway: RunningGateway, upstream: RecordingUpstream): Promise<void> {
   upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
-  const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
+  const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(answer.body).toEqual({
     data: {

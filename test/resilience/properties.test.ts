@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { auth, DOCUMENTED_CODES, expectNoLeak, keys } from './harness.js';
+import { DOCUMENTED_CODES, expectNoLeak, keys } from './harness.js';
 
 /**
  * Property-based: random documents, variables, raw bodies and upstream answers. Whatever arrives,
@@ -37,7 +38,7 @@ it.beforeEach(() => {
 async function post(gateway: RunningGateway, body: string, contentType = 'application/json'): Promise<GraphQLAnswer> {
   const response = await fetch(gateway.url, {
     method: 'POST',
-    headers: { 'content-type': contentType, accept: 'application/graphql-response+json', ...auth },
+    headers: { 'content-type': contentType, accept: 'application/graphql-response+json', ...AUTH },
     body,
   });
   const text = await response.text();
@@ -218,7 +219,7 @@ describe('hostile clients', () => {
         expectWellFormed(upstream, await post(gateway, JSON.stringify({ query, variables: vars })), true);
         for (const request of upstream.requests.slice(sent)) {
           expect(request.path).toMatch(/^\/v2\/(api_keys|categories\/[^/]+|videos\/[^/]+\/hotspots\/[^/]+|folders)$/);
-          expect(request.headers.authorization).toBe(auth.authorization);
+          expect(request.headers.authorization).toBe(AUTH.authorization);
         }
       }),
       { numRuns: 100 },
@@ -242,7 +243,7 @@ describe('hostile clients', () => {
     );
     await fc.assert(
       fc.asyncProperty(bodies, types, async (body, type) => {
-        const response = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': type, ...auth }, body });
+        const response = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': type, ...AUTH }, body });
         expect(response.status).toBeLessThan(500);
         await response.arrayBuffer();
       }),

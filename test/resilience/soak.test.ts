@@ -3,10 +3,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Pool } from 'undici';
 import { expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { audit, auth, keys } from './harness.js';
+import { audit, keys } from './harness.js';
 
 /**
  * A bounded soak: a few thousand mixed requests over loopback, some of them failing upstream in
@@ -66,7 +67,7 @@ async function run(gateway: RunningGateway, count: number): Promise<Map<string, 
         headers: {
           'content-type': 'application/json',
           accept: 'application/graphql-response+json',
-          ...auth,
+          ...AUTH,
           'x-request-id': `${entry.kind}-${n}`,
         },
         body: JSON.stringify(entry.body),
