@@ -7,21 +7,12 @@ import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
  * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
  */
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 
 /** Serves one empty HTML page, the "frontend app" whose origin is under test. */
 async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
@@ -38,7 +29,7 @@ afterAll(() => {
     app.server.close();
   }
 });
-const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [listedApp.origin] });
+const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { corsOrigins: [listedApp.origin] });
 
 /** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
 async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: RunningGateway }, origin: string) {

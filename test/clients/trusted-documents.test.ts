@@ -10,6 +10,7 @@ import { loadTrustedDocuments } from '../../src/plugins/use-trusted-documents.js
 import { AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { AUDIT_FIELDS, apiKeyRecord } from '../support/records.js';
 
 const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...AUTH };
@@ -28,20 +29,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
   const it = enforcing;
 
   it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({
-      body: envelope([
-        {
-          id: 'k1',
-          name: 'Key 1',
-          type: 'api',
-          permissions: [],
-          created_by: 'u',
-          created_time: '2025-01-01T00:00:00.000Z',
-          updated_by: 'u',
-          updated_time: '2025-01-01T00:00:00.000Z',
-        },
-      ]),
-    }));
+    upstream.answer(() => ({ body: envelope([apiKeyRecord(1)]) }));
     const answer = await post(gateway.url, { documentId: apiKeysId, variables: { first: 1 } });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"1"}']);
     expect(answer).toEqual({
@@ -52,7 +40,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
             edges: [
               {
                 cursor: expect.any(String),
-                node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' },
+                node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: AUDIT_FIELDS.createdTime },
               },
             ],
             pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: expect.any(String), endCursor: expect.any(String) },

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { CERTIFICATE } from '../support/records.js';
 
 /** The gateway in front of the embedded sandbox, as `npm start` runs it. */
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
+
 const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
 const it = gatewayOverSandbox();
@@ -105,7 +105,7 @@ describe('mutations against the sandbox', () => {
             name: 'Corporate Okta',
             company: 'OKTA',
             type: 'SAML2',
-            certificate,
+            certificate: CERTIFICATE,
             entityId: 'urn:vms',
             signinUrl: 'https://okta.example/sso',
             clientMutationId: 'c1',
@@ -122,7 +122,7 @@ describe('mutations against the sandbox', () => {
             name: 'Corporate Okta',
             company: 'OKTA',
             type: 'SAML2',
-            certificate,
+            certificate: CERTIFICATE,
             entityId: 'urn:vms',
             signinUrl: 'https://okta.example/sso',
             createdBy: 'usr_owner',

@@ -1,46 +1,33 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import {
+  AUDIT,
+  AUDIT_FIELDS,
+  apiKeyPage,
+  apiKeys,
+  CERTIFICATE,
+  categoryRecord,
+  folderRecord,
+  hotspotRecord,
+  identityProviderRecord,
+  serviceRecord,
+  userRecord,
+} from '../support/records.js';
 
 /**
  * The exact upstream request behind every operation, against a fake upstream that records what
  * it receives over real HTTP.
  */
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
-
-const audit = {
-  created_by: 'usr_1',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'usr_2',
-  updated_time: '2025-02-01T00:00:00.000Z',
-};
-const auditOut = {
-  createdBy: 'usr_1',
-  createdTime: '2025-01-01T00:00:00.000Z',
-  updatedBy: 'usr_2',
-  updatedTime: '2025-02-01T00:00:00.000Z',
-};
-
 const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 500 });
-
-function keys(from: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({
-    id: `k${from + i}`,
-    name: `Key ${from + i}`,
-    type: 'api',
-    permissions: i % 2 ? ['fetch'] : [],
-    ...audit,
-  }));
-}
 
 describe('apiKeys', () => {
   it("sends GET /v2/api_keys?limit=N with the caller's Authorization and x-request-id, and maps every field", async ({
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 2), {}) }));
+    upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
     const answer = await gateway.graphql(
       '{ apiKeys(first: 2) { edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
       { headers: { ...AUTH, 'x-request-id': 'req-42' } },
@@ -60,8 +47,8 @@ describe('apiKeys', () => {
     const connection = (answer.body.data as any).apiKeys;
     expect(answer.body.errors).toBeUndefined();
     expect(connection.edges.map((e: any) => e.node)).toEqual([
-      { id: 'k1', name: 'Key 1', type: 'api', permissions: [], ...auditOut },
-      { id: 'k2', name: 'Key 2', type: 'api', permissions: ['fetch'], ...auditOut },
+      { id: 'k1', name: 'Key 1', type: 'api', permissions: [], ...AUDIT_FIELDS },
+      { id: 'k2', name: 'Key 2', type: 'api', permissions: ['fetch'], ...AUDIT_FIELDS },
     ]);
     expect(connection.nodes).toEqual([{ id: 'k1' }, { id: 'k2' }]);
     expect(connection.pageInfo).toEqual({
@@ -91,8 +78,7 @@ describe('apiKeys', () => {
   it('follows links.next URLs page after page, sending only their cursor to UPSTREAM_URL', async ({ gateway, upstream }) => {
     upstream.answer((request) => {
       const page = Number(request.query.cursor ?? 0);
-      const next = page < 3 ? { next: `https://elsewhere.example/v2/api_keys?limit=25&cursor=${page + 1}` } : {};
-      return { body: envelope(keys(page * 25 + 1, 25), next) };
+      return { body: apiKeyPage(apiKeys(25, page * 25 + 1), page < 3 ? page + 1 : null) };
     });
     const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage } } }', { headers: AUTH });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual([
@@ -108,7 +94,7 @@ describe('apiKeys', () => {
   });
 
   it('deduplicates identical reads within one operation (two aliases, one upstream call)', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 5), {}) }));
+    upstream.answer(() => ({ body: envelope(apiKeys(5)) }));
     const answer = await gateway.graphql('{ a: apiKeys(first: 5) { nodes { id } } b: apiKeys(first: 5) { nodes { name } } }', {
       headers: AUTH,
     });
@@ -118,7 +104,7 @@ describe('apiKeys', () => {
   });
 
   it('does not share reads between requests', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 1), {}) }));
+    upstream.answer(() => ({ body: envelope(apiKeys(1)) }));
     await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(upstream.requests).toHaveLength(2);
@@ -126,7 +112,7 @@ describe('apiKeys', () => {
 
   it('resumes from a cursor in the middle of an upstream page with the upstream cursor of that page', async ({ gateway, upstream }) => {
     upstream.answer((request) => ({
-      body: envelope(keys(request.query.cursor === 'p2' ? 26 : 1, Number(request.query.limit)), { next: '/v2/api_keys?cursor=p2' }),
+      body: apiKeyPage(apiKeys(Number(request.query.limit), request.query.cursor === 'p2' ? 26 : 1), 'p2'),
     }));
     const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: AUTH });
     const edges = (first.body.data as any).apiKeys.edges;
@@ -175,18 +161,7 @@ describe('apiKeys', () => {
 });
 
 describe('mutations send exactly the fields given, in upstream form', () => {
-  const hotspot = {
-    id: 'hs 1',
-    name: 'Buy',
-    show_at: '00:00:01',
-    hide_at: '00:00:09',
-    x: 10.5,
-    y: 90,
-    action: 'link',
-    link: 'https://shop.example/a',
-    target: '_parent',
-    opacity: 'opaque',
-  };
+  const hotspot = hotspotRecord({ id: 'hs 1', name: 'Buy', target: '_parent' });
 
   it('updateHotspot: PATCH /videos/{videoId}/hotspots/{id}, ids encoded as one path segment', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(hotspot) }));
@@ -237,47 +212,39 @@ describe('mutations send exactly the fields given, in upstream form', () => {
   });
 
   it('createIdentityProvider: POST /idps with the certificate exactly as given', async ({ gateway, upstream }) => {
-    const record = {
-      id: 'idp1',
+    const input = {
       name: 'Okta',
-      company: 'okta',
-      type: 'saml2',
-      certificate,
-      entity_id: 'urn:app',
-      signin_url: 'https://sso.example/saml',
-      ...audit,
+      company: 'OKTA',
+      type: 'SAML2',
+      certificate: CERTIFICATE,
+      entityId: 'urn:app',
+      signinUrl: 'https://sso.example/saml',
     };
+    const record = identityProviderRecord({ id: 'idp1', name: 'Okta', company: 'okta', entity_id: 'urn:app' });
     upstream.answer(() => ({ body: envelope(record) }));
     const answer = await gateway.graphql(
       `mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }`,
-      {
-        headers: AUTH,
-        variables: {
-          input: { name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml' },
-        },
-      },
+      { headers: AUTH, variables: { input } },
     );
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
       {
         method: 'POST',
         path: '/v2/idps',
-        body: { name: 'Okta', company: 'okta', type: 'saml2', certificate, entity_id: 'urn:app', signin_url: 'https://sso.example/saml' },
+        body: {
+          name: 'Okta',
+          company: 'okta',
+          type: 'saml2',
+          certificate: CERTIFICATE,
+          entity_id: 'urn:app',
+          signin_url: 'https://sso.example/saml',
+        },
       },
     ]);
     expect(answer.body).toEqual({
       data: {
         createIdentityProvider: {
           clientMutationId: null,
-          identityProvider: {
-            id: 'idp1',
-            name: 'Okta',
-            company: 'OKTA',
-            type: 'SAML2',
-            certificate,
-            entityId: 'urn:app',
-            signinUrl: 'https://sso.example/saml',
-            ...auditOut,
-          },
+          identityProvider: { id: 'idp1', ...input, ...AUDIT_FIELDS },
         },
       },
     });
@@ -288,29 +255,29 @@ describe('mutations send exactly the fields given, in upstream form', () => {
       'updateCategory',
       '{ updateCategory(input: { id: "cat_1", value: "films" }) { category { id name value } } }',
       { method: 'PATCH', path: '/v2/categories/cat_1', body: { value: 'films' } },
-      { id: 'cat_1', name: 'Films', value: 'films', ...audit },
+      categoryRecord({ id: 'cat_1', name: 'Films', value: 'films' }),
       { updateCategory: { category: { id: 'cat_1', name: 'Films', value: 'films' } } },
     ],
     [
       'updateUser',
       '{ updateUser(input: { id: "usr_9", name: "Ada", role: ADMIN }) { user { id name email role } } }',
       { method: 'PATCH', path: '/v2/users/usr_9', body: { name: 'Ada', role: 'admin' } },
-      { id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'admin', ...audit },
+      userRecord({ id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'admin' }),
       { updateUser: { user: { id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'ADMIN' } } },
     ],
     [
       'createService',
       '{ createService(input: { name: "Channel", provider: CAMPAIGN_MONITOR }) { service { id name provider } } }',
       { method: 'POST', path: '/v2/services', body: { name: 'Channel', provider: 'campaign_monitor' } },
-      { id: 'svc_1', name: 'Channel', provider: 'campaign_monitor', ...audit },
+      serviceRecord({ id: 'svc_1', name: 'Channel', provider: 'campaign_monitor' }),
       { createService: { service: { id: 'svc_1', name: 'Channel', provider: 'CAMPAIGN_MONITOR' } } },
     ],
     [
       'createFolder',
       '{ createFolder(input: { name: "Trailers", clientMutationId: "7" }) { clientMutationId folder { id name createdBy } } }',
       { method: 'POST', path: '/v2/folders', body: { name: 'Trailers' } },
-      { id: 'fld_1', name: 'Trailers', ...audit },
-      { createFolder: { clientMutationId: '7', folder: { id: 'fld_1', name: 'Trailers', createdBy: 'usr_1' } } },
+      folderRecord({ id: 'fld_1', name: 'Trailers' }),
+      { createFolder: { clientMutationId: '7', folder: { id: 'fld_1', name: 'Trailers', createdBy: AUDIT.created_by } } },
     ],
   ])('%s', async ([_, operation, request, record, data], { gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(record) }));
@@ -524,7 +491,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope({ id: 'f1', name: 'F', ...audit }) }));
+    upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope(folderRecord({ id: 'f1', name: 'F' })) }));
     const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
@@ -546,7 +513,7 @@ describe('upstream errors become precise GraphQL errors', () => {
   });
 
   it('an update answered with another record than the one requested is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope({ id: 'cat_OTHER', name: 'N', value: 'v', ...audit }) }));
+    upstream.answer(() => ({ body: envelope(categoryRecord({ id: 'cat_OTHER', name: 'N' })) }));
     const answer = await gateway.graphql('mutation { updateCategory(input: { id: "cat_1", name: "N" }) { category { id name } } }', {
       headers: AUTH,
     });
@@ -605,7 +572,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     upstream.answer((request) =>
       request.body && (request.body as { name: string }).name === 'bad'
         ? { status: 404, body: { success: false, result: null, errors: [{ message: 'gone' }], links: {} } }
-        : { body: envelope({ id: 'f1', name: 'good', ...audit }) },
+        : { body: envelope(folderRecord({ id: 'f1', name: 'good' })) },
     );
     const answer = await gateway.graphql(
       'mutation { a: createFolder(input: { name: "bad" }) { folder { id } } b: createFolder(input: { name: "good" }) { folder { id name } } }',

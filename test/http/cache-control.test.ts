@@ -3,25 +3,16 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /** Nothing a shared cache could replay to another user: every answer says private, no-store. */
 const NO_STORE = 'private, no-store';
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 
 const it = gatewayOverUpstream(undefined, { graphiql: true, maxBodyBytes: 1000 });
 
 describe('Cache-Control', () => {
   it('is private, no-store on a successful answer', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope([key]) }));
+    upstream.answer(() => ({ body: envelope([apiKeyRecord(1)]) }));
     const answer = await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
     expect(answer.headers.get('cache-control')).toBe(NO_STORE);

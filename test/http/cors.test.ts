@@ -7,25 +7,16 @@ import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /** CORS over real HTTP: the allow-list from CORS_ORIGINS, preflights and real requests. */
 const ALLOWED = 'http://app.example.test:8080';
 const OTHER_ALLOWED = 'https://admin.example.test';
 const STRANGER = 'http://evil.example.test';
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 
 /** `gateway`: CORS_ORIGINS names two origins; `closed`: no origin; `open`: `*`. All three over one upstream. */
-const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
+const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
   .extend(
     'closed',
     { scope: 'file' },

@@ -3,11 +3,11 @@ import { createLogger } from '../../src/observability/logger.js';
 import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 import { captureLogs, lineBase } from './capture.js';
 
 const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
-const key = (id: string) => ({ id, name: id, type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' });
 
 describe('pino redaction', () => {
   it('censors credentials at the top level, one object down and in header objects', () => {
@@ -54,7 +54,7 @@ const linesTest = gatewayOverUpstream(
       return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
     if (request.query.limit === '2')
       return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
-    return { body: envelope([key('ak_001')]) };
+    return { body: envelope([apiKeyRecord(1)]) };
   },
   { logger: logs.logger, upstreamRetries: 0 },
 );
@@ -200,7 +200,7 @@ describe('request and upstream-call lines', () => {
 
 describe('LOG_LEVEL=info', () => {
   it('leaves out the upstream-call lines', async ({ start }) => {
-    const upstream = await start.upstream(() => ({ body: envelope([key('ak_001')]) }));
+    const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(1)]) }));
     const logs = captureLogs('info');
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
     await gateway.graphql(KEYS, { headers: AUTH });

@@ -4,8 +4,11 @@ import type { RequestSummary } from '../../src/observability/request-summary.js'
 import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+/** Its id is distinctive, so that the leak check below would find it. */
+const KEY = apiKeyRecord(1, { id: 'ak_001' });
 /** A caller whose token the upstream refuses. */
 const FORGED = bearer('forged');
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_777", name: "x" }) { category { id } } }';
@@ -18,7 +21,7 @@ function gatewaySamples(text: string): string[] {
 const metricsTest = gatewayOverUpstream((request) =>
   request.method === 'PATCH'
     ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
-    : { body: envelope([{ id: 'ak_001', name: 'k', type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' }]) },
+    : { body: envelope([KEY]) },
 );
 
 describe('GET /metrics', () => {
@@ -70,7 +73,7 @@ describe('GET /metrics', () => {
   });
 
   it('puts no ids, tokens or addresses into labels', ({ upstream }) => {
-    for (const leak of ['cat_777', 'ak_001', TOKEN, 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
+    for (const leak of ['cat_777', KEY.id, TOKEN, 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
   });
 });
 

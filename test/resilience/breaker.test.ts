@@ -4,7 +4,8 @@ import { AUTH, bearer } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
+import { apiKeys } from '../support/records.js';
+import { codes, expectNoLeak, KEYS_QUERY } from './harness.js';
 
 /**
  * The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again),
@@ -30,7 +31,7 @@ const ask = (gateway: RunningGateway, n = 0) => gateway.graphql(KEYS_QUERY, { he
 async function failUntilOpen(gateway: RunningGateway, upstream: RecordingUpstream) {
   for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway, (i % MIN_CALLERS) + 1);
 }
-const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
+const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
 const failing = (upstream: RecordingUpstream) => upstream.answer(() => ({ status: 500, body: '' }));
 
 it("4xx answers are the caller's business and never open the breaker", async ({ gateway, upstream }) => {
@@ -84,7 +85,7 @@ it('one caller whose calls all fail with 500 never opens it for the others, howe
   const upstream = await start.upstream();
   const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), ...OPTIONS });
   upstream.answer((request) =>
-    request.headers.authorization === caller(9).authorization ? { status: 500, body: '' } : { body: envelope(keys(1, 2)) },
+    request.headers.authorization === caller(9).authorization ? { status: 500, body: '' } : { body: envelope(apiKeys(2)) },
   );
   const aliases = Array.from({ length: 10 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_${i}", name: "N" }) { category { id } }`);
   for (let round = 0; round < 3; round++) {

@@ -4,7 +4,8 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys } from './harness.js';
+import { apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
+import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY } from './harness.js';
 
 /**
  * Fault injection: a scripted upstream over real HTTP misbehaves in one way per test. For each fault
@@ -38,7 +39,7 @@ const resetSocket = (res: ServerResponse) => res.socket?.destroy();
 
 describe('latency', () => {
   it('an answer slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT, and a timed-out GET is not retried', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 2)), delayMs: TIMEOUT_MS + 300 }));
+    upstream.answer(() => ({ body: envelope(apiKeys(2)), delayMs: TIMEOUT_MS + 300 }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
@@ -59,7 +60,7 @@ describe('latency', () => {
     gateway,
     upstream,
   }) => {
-    const body = JSON.stringify(envelope(keys(1, 2)));
+    const body = JSON.stringify(envelope(apiKeys(2)));
     upstream.answer(() => (res) => drip(res, { 'content-type': 'application/json', 'content-length': body.length }, [...body], 20));
     await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(upstream.requests).toHaveLength(1);
@@ -87,7 +88,7 @@ describe('5xx', () => {
   });
 
   it('a GET that fails with 502 once and then succeeds is answered with the data', async ({ gateway, upstream }) => {
-    upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(keys(1, 2)) }));
+    upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(apiKeys(2)) }));
     const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
     expect(answer.body).toEqual({
       data: {
@@ -116,7 +117,7 @@ describe('5xx', () => {
 
   it('Retry-After within the cap is honoured; one beyond the cap is not waited for', async ({ gateway, upstream }) => {
     upstream.answer((_, index) =>
-      index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) },
+      index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(apiKeys(2)) },
     );
     expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
@@ -153,7 +154,7 @@ describe('connection resets', () => {
   });
 
   it('a GET reset once and then answered succeeds', async ({ gateway, upstream }) => {
-    upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(keys(1, 2)) }));
+    upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(apiKeys(2)) }));
     expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
   });
@@ -203,7 +204,7 @@ describe('bodies the gateway cannot read', () => {
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ body: envelope([{ ...keys(1, 1)[0], name: null, permissions: 'all' }]) }));
+    upstream.answer(() => ({ body: envelope([{ ...apiKeyRecord(1), name: null, permissions: 'all' }]) }));
     const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 1) { nodes { id permissions } } }', 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
@@ -230,7 +231,7 @@ describe('bodies the gateway cannot read', () => {
   });
 
   it('a body declared larger than UPSTREAM_MAX_BYTES is refused as UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
-    const huge = JSON.stringify(envelope(keys(1, 2, () => 'x'.repeat(MAX_BYTES))));
+    const huge = JSON.stringify(envelope(apiKeys(2, 1, { name: 'x'.repeat(MAX_BYTES) })));
     upstream.answer(() => ({ body: huge }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body.errors![0]!.message).toBe(
@@ -343,8 +344,8 @@ describe('links to another host', () => {
   }) => {
     upstream.answer((request) =>
       request.query.cursor === undefined
-        ? { body: envelope(keys(1, 25), { next: `${elsewhere.url}/api_keys?cursor=page-2` }) }
-        : { body: envelope(keys(26, 5)) },
+        ? { body: apiKeyPage(apiKeys(25), 'page-2', elsewhere.url) }
+        : { body: apiKeyPage(apiKeys(5, 26)) },
     );
     const answer = await gateway.graphql('{ apiKeys(first: 30) { nodes { id } } }', { headers: AUTH });
     expect((answer.body.data as { apiKeys: { nodes: unknown[] } }).apiKeys.nodes).toHaveLength(30);
@@ -365,12 +366,10 @@ describe('deadline and cancellation', () => {
       breakerMinCalls: 10_000,
     });
     // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
-    upstream.answer((request) => ({
-      body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), {
-        next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}`,
-      }),
-      delayMs: 200,
-    }));
+    upstream.answer((request) => {
+      const at = Number(request.query.cursor ?? 0);
+      return { body: apiKeyPage(apiKeys(25, at + 1), at + 25), delayMs: 200 };
+    });
     const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
     expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');

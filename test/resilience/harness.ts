@@ -4,19 +4,9 @@ import { ErrorCode } from '../../src/errors.js';
 import { AUTH, TOKEN } from '../support/auth.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeys } from '../support/records.js';
 
 export const KEYS_QUERY = '{ apiKeys(first: 2) { nodes { id name } } }';
-
-export const audit = {
-  created_by: 'usr_1',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'usr_1',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
-
-export function keys(from: number, count: number, name = (i: number) => `Key ${i}`) {
-  return Array.from({ length: count }, (_, i) => ({ id: `k${from + i}`, name: name(from + i), type: 'api', permissions: [], ...audit }));
-}
 
 /** The error codes the gateway documents (src/errors.ts, docs/errors.md); anything else in an answer is a bug. */
 export const DOCUMENTED_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
@@ -36,7 +26,7 @@ export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream)
 
 /** After a fault the gateway must still answer a healthy request normally. */
 export async function expectStillServing(gateway: RunningGateway, upstream: RecordingUpstream): Promise<void> {
-  upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
+  upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
   const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(answer.body).toEqual({

@@ -1,20 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
-import { audit } from './harness.js';
+import { CERTIFICATE, identityProviderRecord, userRecord } from '../support/records.js';
 
 /**
  * What a hostile caller sends on purpose: ids no URL can hold, certificates wrapped in something
  * else, typos to map a production schema, introspection multiplied. Each is refused before
  * anything goes upstream, with a documented code, and nothing the caller sent is echoed back.
  */
-const it = gatewayOverUpstream(() => ({ body: envelope({ id: 'u_1', name: 'N', role: 'admin', ...audit }) }), {
+const it = gatewayOverUpstream(() => ({ body: envelope(userRecord({ id: 'u_1', name: 'N', role: 'admin' })) }), {
   production: true,
 });
 
-const CERTIFICATE = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const UPDATE_USER = 'mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { id } } }';
 const CREATE_IDP = 'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { identityProvider { id } } }';
 
@@ -50,7 +48,7 @@ describe('ids', () => {
 
   it('of 256 characters, with a pair of surrogates, are sent', async ({ gateway, upstream }) => {
     const id = `${'u'.repeat(254)}😀`;
-    upstream.answer(() => ({ body: envelope({ id, name: 'N', role: 'admin', ...audit }) }));
+    upstream.answer(() => ({ body: envelope(userRecord({ id, name: 'N', role: 'admin' })) }));
     const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id, name: 'N' } }, headers: AUTH });
     expect(answer.body).toEqual({ data: { updateUser: { user: { id } } } });
     expect(upstream.requests.map((request) => decodeURIComponent(request.path))).toEqual([`/v2/users/${id}`]);
@@ -94,7 +92,7 @@ describe('certificates', () => {
   });
 
   it('with exactly one certificate block is sent as given', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope({ id: 'idp_1', ...input(CERTIFICATE), ...audit }) }));
+    upstream.answer(() => ({ body: envelope(identityProviderRecord({ id: 'idp_1', certificate: CERTIFICATE })) }));
     const answer = await gateway.graphql(CREATE_IDP, { variables: { input: input(CERTIFICATE) }, headers: AUTH });
     expect(answer.body).toEqual({ data: { createIdentityProvider: { identityProvider: { id: 'idp_1' } } } });
     expect((upstream.requests[0]!.body as { certificate: string }).certificate).toBe(CERTIFICATE);

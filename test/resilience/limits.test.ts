@@ -4,14 +4,15 @@ import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream, type Script } from '../support/recording-upstream.js';
-import { codes, keys } from './harness.js';
+import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
+import { codes } from './harness.js';
 
 /** Limits on what one request may ask for, each answered before the upstream is bothered. */
 /** Pages of as many keys as asked for, for as long as asked, each pointing to the next. */
 const endlessPages: Script = (request) => {
   const at = Number(request.query.cursor ?? 0);
   const limit = Number(request.query.limit);
-  return { body: envelope(keys(at + 1, limit), { next: `/v2/api_keys?cursor=${at + limit}` }) };
+  return { body: apiKeyPage(apiKeys(limit, at + 1), at + limit) };
 };
 
 const it = gatewayOverUpstream(endlessPages, { upstreamTimeoutMs: 1_000 }).extend(
@@ -93,7 +94,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     // One record per page: first 100 would take 100 requests.
     upstream.answer((request) => {
       const at = Number(request.query.cursor ?? 0);
-      return { body: envelope(keys(at + 1, 1), { next: `/v2/api_keys?cursor=${at + 1}` }) };
+      return { body: apiKeyPage(apiKeys(1, at + 1), at + 1) };
     });
     const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(answer.body).toEqual({
@@ -113,7 +114,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
 
   it('counts every mutation: writes are never deduplicated', async ({ gateway, upstream }) => {
     upstream.answer((request) => ({
-      body: envelope({ id: 'cat_1', name: (request.body as { name: string }).name, value: 'v', ...keys(1, 1)[0] }),
+      body: envelope(categoryRecord({ id: 'cat_1', name: (request.body as { name: string }).name })),
     }));
     const fields = Array.from(
       { length: 11 },

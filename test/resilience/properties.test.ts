@@ -5,7 +5,8 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { DOCUMENTED_CODES, expectNoLeak, keys } from './harness.js';
+import { apiKeys } from '../support/records.js';
+import { DOCUMENTED_CODES, expectNoLeak } from './harness.js';
 
 /**
  * Property-based: random documents, variables, raw bodies and upstream answers. Whatever arrives,
@@ -15,7 +16,7 @@ import { DOCUMENTED_CODES, expectNoLeak, keys } from './harness.js';
 
 /** Codes graphql-yoga itself gives to requests it cannot parse or validate. */
 
-const it = gatewayOverUpstream(() => ({ body: envelope(keys(1, 3)) }), {
+const it = gatewayOverUpstream(() => ({ body: envelope(apiKeys(3)) }), {
   upstreamTimeoutMs: 1_000,
   upstreamRetries: 0,
   breakerMinCalls: 1_000_000,
