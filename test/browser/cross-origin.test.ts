@@ -2,26 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
  * Chromium: real preflights, real CORS enforcement. Origins differ by port, all on 127.0.0.1.
  */
-const TOKEN = 'Bearer browser-user-token';
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 
 /** Serves one empty HTML page, the "frontend app" whose origin is under test. */
 async function startAppOrigin(): Promise<{ origin: string; server: Server }> {
@@ -38,10 +29,7 @@ afterAll(() => {
     app.server.close();
   }
 });
-const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [listedApp.origin] });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
+const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { corsOrigins: [listedApp.origin] });
 
 /** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
 async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: RunningGateway }, origin: string) {
@@ -61,7 +49,7 @@ async function queryFrom({ browser, gateway }: { browser: BrowserContext; gatewa
           return { failed: String(error) };
         }
       },
-      { url: gateway.url, token: TOKEN },
+      { url: gateway.url, token: AUTH.authorization },
     );
   } finally {
     await page.close();
@@ -77,7 +65,7 @@ describeInBrowser('a page on another origin', () => {
       requestId: 'browser-req-1',
     });
     expect(upstream.requests.map((r) => [r.method, r.path, r.query, r.headers.authorization])).toEqual([
-      ['GET', '/v2/api_keys', { limit: '1' }, TOKEN],
+      ['GET', '/v2/api_keys', { limit: '1' }, AUTH.authorization],
     ]);
   });
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { closedWith, gatewayOverSandbox } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
@@ -13,7 +14,7 @@ import { type RunningGateway, startGateway } from '../support/gateway.js';
  * with its default options, fetches carrying OpenTelemetry's and Sentry's headers. The libraries
  * are bundled for the page by esbuild from the installed packages; nothing comes from a CDN.
  */
-const TOKEN = 'Bearer sandbox-token';
+const TOKEN = SANDBOX_AUTH.authorization;
 const TWO_KEYS = {
   apiKeys: {
     nodes: [

@@ -5,6 +5,7 @@ import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
@@ -14,7 +15,7 @@ import { recordingFetch, type SentRequest } from '../support/recording-fetch.js'
  */
 const it = gatewayOverSandbox();
 
-const headers = { authorization: 'Bearer sandbox-token' };
+const headers = SANDBOX_AUTH;
 
 const API_KEYS = gql`
   query ApiKeys($first: Int, $after: String) {

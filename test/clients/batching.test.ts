@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, test } from '../support/fixtures.js';
 
 /**
@@ -8,8 +9,7 @@ import { gatewayOverSandbox, test } from '../support/fixtures.js';
  * and urql.test.ts.
  */
 const it = gatewayOverSandbox({ maxUpstreamCalls: 10 });
-const TOKEN = { authorization: 'Bearer sandbox-token' };
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...TOKEN };
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...SANDBOX_AUTH };
 
 async function post(url: string, body: unknown, headers: Record<string, string> = JSON_HEADERS) {
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -96,7 +96,7 @@ describe('automatic persisted queries', () => {
     const data = { data: { apiKeys: { nodes: [{ id: 'ak_001' }] } } };
     expect(await post(gateway.url, { query: QUERY, extensions })).toEqual({ status: 200, body: data });
     expect(await post(gateway.url, { extensions })).toEqual({ status: 200, body: data });
-    const get = await fetch(`${gateway.url}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { headers: TOKEN });
+    const get = await fetch(`${gateway.url}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { headers: SANDBOX_AUTH });
     expect([get.status, await get.json()]).toEqual([200, data]);
   });
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import {
   createFolder,
@@ -12,9 +11,9 @@ import {
   VmsError,
 } from '../../examples/client.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { CERTIFICATE } from '../support/records.js';
 
 /** The example client, typed by the generated documents, against the gateway in front of the sandbox. */
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const newId = expect.stringMatching(/^[a-z]+_[0-9a-f]{16}$/);
 
@@ -44,7 +43,7 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
       name: 'Okta SSO',
       company: 'OKTA',
       type: 'SAML2',
-      certificate,
+      certificate: CERTIFICATE,
       entityId: 'urn:example:video-app',
       signinUrl: 'https://idp.example.com/sso/saml',
     } as const;
@@ -57,7 +56,7 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
         company: 'OKTA',
         entityId: 'urn:example:video-app',
         signinUrl: 'https://idp.example.com/sso/saml',
-        certificate,
+        certificate: CERTIFICATE,
       },
     });
   });

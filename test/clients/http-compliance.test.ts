@@ -1,5 +1,6 @@
 import { type Audit, type AuditResult, serverAudits } from 'graphql-http';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
@@ -13,7 +14,6 @@ import { envelope } from '../support/recording-upstream.js';
 const NOT_PASSED_WITHOUT_CSRF_HEADER = ['5A70', 'D6D5', '6A70'];
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
-const AUTH = { authorization: 'Bearer t0ken' };
 
 const it = gatewayOverUpstream(() => ({ body: envelope([]) }));
 
@@ -71,7 +71,6 @@ const postHeaders = (accept = GRAPHQL_RESPONSE) => ({ 'content-type': 'applicati
 
 describe('GET and POST rules', () => {
   it('runs a query sent by GET', async ({ gateway, upstream }) => {
-    upstream.requests.length = 0;
     const answer = await call(gateway, 'GET', {
       query: { query: 'query Keys($n: Int) { apiKeys(first: $n) { nodes { id } } }', variables: '{"n":2}' },
       headers: getHeaders,
@@ -86,7 +85,6 @@ describe('GET and POST rules', () => {
   });
 
   it('refuses a mutation sent by GET with 405 and Allow: POST, reaching no upstream', async ({ gateway, upstream }) => {
-    upstream.requests.length = 0;
     const answer = await call(gateway, 'GET', {
       query: { query: 'mutation { createFolder(input: { name: "x" }) { folder { id } } }' },
       headers: getHeaders,

@@ -14,6 +14,7 @@ import {
 import { describe, expect } from 'vitest';
 import ApiKeysPaginationQuery from '../../examples/relay/__generated__/ApiKeysPaginationQuery.graphql.js';
 import ApiKeysQuery from '../../examples/relay/__generated__/ApiKeysQuery.graphql.js';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 
 /**
@@ -30,7 +31,7 @@ function relayEnvironment(url: string, sent: unknown[]) {
     sent.push({ name: params.name, variables });
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox-token' },
+      headers: { 'content-type': 'application/json', ...SANDBOX_AUTH },
       body: JSON.stringify({ query: params.text, variables }),
     });
     return response.json();

@@ -7,11 +7,12 @@ import manifest from '../../examples/generated/persisted-documents.json' with { 
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
 import { loadTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { AUDIT_FIELDS, apiKeyRecord } from '../support/records.js';
 
 const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
-const AUTH = { authorization: 'Bearer t0ken' };
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...AUTH };
 const apiKeysId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('query ApiKeys'))!;
 const updateCategoryId = Object.keys(manifest).find((id) => manifest[id as keyof typeof manifest].includes('mutation UpdateCategory'))!;
@@ -28,21 +29,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
   const it = enforcing;
 
   it('runs a manifest document sent by documentId (POST) and forwards exactly its upstream call', async ({ gateway, upstream }) => {
-    upstream.requests.length = 0;
-    upstream.answer(() => ({
-      body: envelope([
-        {
-          id: 'k1',
-          name: 'Key 1',
-          type: 'api',
-          permissions: [],
-          created_by: 'u',
-          created_time: '2025-01-01T00:00:00.000Z',
-          updated_by: 'u',
-          updated_time: '2025-01-01T00:00:00.000Z',
-        },
-      ]),
-    }));
+    upstream.answer(() => ({ body: envelope([apiKeyRecord(1)]) }));
     const answer = await post(gateway.url, { documentId: apiKeysId, variables: { first: 1 } });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual(['GET /v2/api_keys {"limit":"1"}']);
     expect(answer).toEqual({
@@ -53,7 +40,7 @@ describe('TRUSTED_DOCUMENTS set', () => {
             edges: [
               {
                 cursor: expect.any(String),
-                node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' },
+                node: { id: 'k1', name: 'Key 1', type: 'api', permissions: [], createdTime: AUDIT_FIELDS.createdTime },
               },
             ],
             pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: expect.any(String), endCursor: expect.any(String) },
@@ -79,7 +66,6 @@ describe('TRUSTED_DOCUMENTS set', () => {
     ['neither query nor documentId', { variables: {} }, 'TRUSTED_DOCUMENT_REQUIRED'],
     ['an unknown documentId', { documentId: `sha256:${'0'.repeat(64)}` }, 'TRUSTED_DOCUMENT_NOT_FOUND'],
   ])('rejects %s with 400 and reaches no upstream', async ([_, body, code], { gateway, upstream }) => {
-    upstream.requests.length = 0;
     const answer = await post(gateway.url, body);
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code } }] });
@@ -87,7 +73,6 @@ describe('TRUSTED_DOCUMENTS set', () => {
   });
 
   it('never runs a listed mutation sent by GET', async ({ gateway, upstream }) => {
-    upstream.requests.length = 0;
     const url = `${gateway.url}?documentId=${encodeURIComponent(updateCategoryId)}&variables=${encodeURIComponent('{"input":{"id":"c1","name":"x"}}')}`;
     const response = await fetch(url, { headers: { accept: 'application/graphql-response+json', 'x-graphql-yoga-csrf': '1', ...AUTH } });
     expect(response.status).toBe(405);

@@ -3,13 +3,14 @@ import { cacheExchange } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { persistedExchange } from '@urql/exchange-persisted';
 import { describe, expect } from 'vitest';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
 /** urql, with its default options and with graphcache, against the sandbox over real HTTP. */
 const it = gatewayOverSandbox();
 
-const fetchOptions = { headers: { authorization: 'Bearer sandbox-token' } };
+const fetchOptions = { headers: SANDBOX_AUTH };
 
 const API_KEYS = gql`
   query ApiKeys($first: Int, $after: String) {

@@ -7,8 +7,9 @@ import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys } from '../support/records.js';
 
 /**
  * FEDERATION=true: the gateway as one subgraph of a supergraph. Composed with
@@ -17,27 +18,16 @@ import { envelope, type RecordingUpstream } from '../support/recording-upstream.
  * runtime, in-process) as a supergraph would run it.
  */
 const SUBGRAPH_SDL = readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8');
-const TOKEN = 'Bearer federation-token';
-const audit = { created_by: 'u', created_time: '2025-01-01T00:00:00.000Z', updated_by: 'u', updated_time: '2025-01-01T00:00:00.000Z' };
-const key = (n: number) => ({ id: `ak_${String(n).padStart(3, '0')}`, name: `API key ${n}`, type: 'api', permissions: [], ...audit });
-
-/** The upstream's 62 keys, 25 a page, with the real service's next links. */
-function pagedKeys(upstream: () => RecordingUpstream) {
-  return (request: { path: string; query: Record<string, string>; headers: Record<string, unknown> }) => {
+// The upstream's 62 keys, 25 a page, with the real service's next links.
+const it = gatewayOverUpstream(
+  (request) => {
     const start = Number(request.query.cursor ?? 0);
     const limit = Number(request.query.limit);
-    const page = Array.from({ length: Math.max(0, Math.min(limit, 62 - start)) }, (_, i) => key(start + i + 1));
-    const next = start + limit < 62 ? `${upstream().url}/api_keys?cursor=${start + limit}&limit=${limit}` : null;
-    return { body: envelope(page, { next }) };
-  };
-}
-
-let upstreamRef: RecordingUpstream;
-const it = gatewayOverUpstream((request) => pagedKeys(() => upstreamRef)(request as never), { federation: true, maxUpstreamCalls: 3 });
-it.beforeEach(({ upstream }) => {
-  upstreamRef = upstream;
-  upstream.requests.length = 0;
-});
+    const page = apiKeys(Math.max(0, Math.min(limit, 62 - start)), start + 1);
+    return { body: apiKeyPage(page, start + limit < 62 ? start + limit : null) };
+  },
+  { federation: true, maxUpstreamCalls: 3 },
+);
 
 /** A second subgraph, as another team runs it: its own PageInfo and DateTime, and fields on our entities. */
 const OTHER_SDL = `
@@ -89,7 +79,7 @@ const routed = it.extend('router', { scope: 'file' }, async ({ gateway }, { onCl
     await router.dispose();
     await other.close();
   });
-  return async (query: string, headers: Record<string, string> = { authorization: TOKEN }) => {
+  return async (query: string, headers: Record<string, string> = AUTH) => {
     const response = await router.fetch('http://router/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
@@ -120,15 +110,15 @@ describe('the subgraph', () => {
     const answer = await gateway.graphql(`query ($r: [_Any!]!) { _entities(representations: $r) { ... on ApiKey { id name } } }`, {
       variables: {
         r: [
-          { __typename: 'ApiKey', id: 'ak_030' },
-          { __typename: 'ApiKey', id: 'ak_002' },
-          { __typename: 'ApiKey', id: 'ak_999' },
+          { __typename: 'ApiKey', id: 'k30' },
+          { __typename: 'ApiKey', id: 'k2' },
+          { __typename: 'ApiKey', id: 'k999' },
         ],
       },
-      headers: { authorization: TOKEN },
+      headers: AUTH,
     });
     expect(answer.body).toEqual({
-      data: { _entities: [{ id: 'ak_030', name: 'API key 30' }, { id: 'ak_002', name: 'API key 2' }, null] },
+      data: { _entities: [{ id: 'k30', name: 'Key 30' }, { id: 'k2', name: 'Key 2' }, null] },
       errors: [
         {
           message: 'No API key has this id.',
@@ -138,25 +128,23 @@ describe('the subgraph', () => {
         },
       ],
     });
-    // ak_999 is on no page: the walk reads all three pages, once for the three ids together.
+    // k999 is on no page: the walk reads all three pages, once for the three ids together.
     expect(upstream.requests.map((request) => [request.path, request.query, request.headers.authorization])).toEqual([
-      ['/v2/api_keys', { limit: '25' }, TOKEN],
-      ['/v2/api_keys', { cursor: '25', limit: '25' }, TOKEN],
-      ['/v2/api_keys', { cursor: '50', limit: '25' }, TOKEN],
+      ['/v2/api_keys', { limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { cursor: '25', limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { cursor: '50', limit: '25' }, AUTH.authorization],
     ]);
   });
 
   it('stops the walk at the page that holds the last id asked for', async ({ gateway, upstream }) => {
-    await gateway.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "ak_003" }]) { ... on ApiKey { name } } }`, {
-      headers: { authorization: TOKEN },
+    await gateway.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "k3" }]) { ... on ApiKey { name } } }`, {
+      headers: AUTH,
     });
     expect(upstream.requests).toHaveLength(1);
   });
 
   it('answers _entities UNAUTHENTICATED without a token, and sends nothing', async ({ gateway, upstream }) => {
-    const answer = await gateway.graphql(
-      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_003" }]) { ... on ApiKey { name } } }`,
-    );
+    const answer = await gateway.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "k3" }]) { ... on ApiKey { name } } }`);
     expect(answer.body.errors?.map((error) => [error.path, (error.extensions as { code: string }).code])).toEqual([
       [['_entities', 0], 'UNAUTHENTICATED'],
     ]);
@@ -170,12 +158,9 @@ describe('limits on _entities, as on any field', () => {
     upstream,
   }) => {
     const small = await start.gateway({ upstreamUrl: new URL(upstream.url), federation: true, maxUpstreamCalls: 1 });
-    const answer = await small.graphql(
-      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_030" }]) { ... on ApiKey { name } } }`,
-      {
-        headers: { authorization: TOKEN },
-      },
-    );
+    const answer = await small.graphql(`{ _entities(representations: [{ __typename: "ApiKey", id: "k30" }]) { ... on ApiKey { name } } }`, {
+      headers: AUTH,
+    });
     expect(answer.body.errors?.map((error) => [error.path, error.extensions])).toEqual([
       [['_entities', 0], { code: 'LIMIT_EXCEEDED', limit: 'upstreamCalls', max: 1 }],
     ]);
@@ -185,9 +170,9 @@ describe('limits on _entities, as on any field', () => {
   it('depth, aliases and cost apply before anything runs', async ({ start, upstream }) => {
     const shallow = await start.gateway({ upstreamUrl: new URL(upstream.url), federation: true, maxDepth: 1 });
     const answer = await shallow.graphql(
-      `{ _entities(representations: [{ __typename: "ApiKey", id: "ak_001" }]) { ... on ApiKey { name } } }`,
+      `{ _entities(representations: [{ __typename: "ApiKey", id: "k1" }]) { ... on ApiKey { name } } }`,
       {
-        headers: { authorization: TOKEN },
+        headers: AUTH,
       },
     );
     expect(answer.status).toBe(400);
@@ -210,28 +195,28 @@ describe('composition', () => {
 
 describe('through a router', () => {
   routed('joins fields of both subgraphs, with the caller’s token going upstream', async ({ router, upstream }) => {
-    const answer = await router('{ featured(ids: ["ak_001", "ak_026"]) { id owner name permissions } lastRun }');
+    const answer = await router('{ featured(ids: ["k1", "k26"]) { id owner name permissions } lastRun }');
     expect(answer).toEqual({
       data: {
         featured: [
-          { id: 'ak_001', owner: 'owner of ak_001', name: 'API key 1', permissions: [] },
-          { id: 'ak_026', owner: 'owner of ak_026', name: 'API key 26', permissions: [] },
+          { id: 'k1', owner: 'owner of k1', name: 'Key 1', permissions: [] },
+          { id: 'k26', owner: 'owner of k26', name: 'Key 26', permissions: ['fetch'] },
         ],
         lastRun: '2025-01-01T00:00:00.000Z',
       },
     });
-    expect(upstream.requests.map((request) => request.headers.authorization)).toEqual([TOKEN, TOKEN]);
+    expect(upstream.requests.map((request) => request.headers.authorization)).toEqual([AUTH.authorization, AUTH.authorization]);
   });
 
   routed('passes UNAUTHENTICATED without a token, at the field’s path, and sends nothing upstream', async ({ router, upstream }) => {
-    const answer = await router('{ featured(ids: ["ak_001"]) { id name } }', {});
+    const answer = await router('{ featured(ids: ["k1"]) { id name } }', {});
     // The router maps `_entities` paths onto its own query (Hive Gateway leaves out the list index).
     expect(answer.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['featured', 'name'], 'UNAUTHENTICATED']]);
     expect(upstream.requests).toEqual([]);
   });
 
   routed('passes NOT_FOUND for an id the walk does not find', async ({ router }) => {
-    const missing = await router('{ featured(ids: ["ak_999"]) { id name } }');
+    const missing = await router('{ featured(ids: ["k999"]) { id name } }');
     expect(missing.errors?.map((error) => [error.message, error.path, error.extensions?.code])).toEqual([
       ['No API key has this id.', ['featured', 'name'], 'NOT_FOUND'],
     ]);

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
-import { SANDBOX_TOKEN } from '../../src/sandbox/server.js';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { CERTIFICATE } from '../support/records.js';
 
 /** The gateway in front of the embedded sandbox, as `npm start` runs it. */
-const auth = { authorization: `Bearer ${SANDBOX_TOKEN}` };
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
+
 const isoMs = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
 const it = gatewayOverSandbox();
@@ -22,7 +21,7 @@ describe('apiKeys against the sandbox', () => {
       const answer = await gateway.graphql(
         'query ($after: String) { apiKeys(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }',
         {
-          headers: auth,
+          headers: SANDBOX_AUTH,
           variables: { after },
         },
       );
@@ -37,24 +36,24 @@ describe('apiKeys against the sandbox', () => {
 
   it('serves first: 100 by chaining pages up to the end of the list', async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }', {
-      headers: auth,
+      headers: SANDBOX_AUTH,
     });
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(1, 62), pageInfo: { hasNextPage: false, hasPreviousPage: false } });
   });
 
   it('resumes from the middle of an upstream page', async ({ gateway }) => {
-    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor } } }', { headers: auth });
+    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor } } }', { headers: SANDBOX_AUTH });
     const cursor = (first.body.data as any).apiKeys.edges[11].cursor;
     const answer = await gateway.graphql(
       `{ apiKeys(first: 20, after: "${cursor}") { nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`,
-      { headers: auth },
+      { headers: SANDBOX_AUTH },
     );
     expect((answer.body.data as any).apiKeys).toEqual({ nodes: ids(13, 32), pageInfo: { hasNextPage: true, hasPreviousPage: true } });
   });
 
   it("maps the real service's permission strings", async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 2) { nodes { id name type permissions createdBy createdTime } } }', {
-      headers: auth,
+      headers: SANDBOX_AUTH,
     });
     expect((answer.body.data as any).apiKeys.nodes).toEqual([
       { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], createdBy: 'usr_owner', createdTime: '2025-01-01T00:00:00.000Z' },
@@ -74,7 +73,7 @@ describe('mutations against the sandbox', () => {
   it('updateHotspot', async ({ gateway }) => {
     const answer = await gateway.graphql(
       'mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_002", name: "Shop", hideAt: "00:01:00", x: 80, target: PARENT, opacity: OPAQUE }) { hotspot { id name showAt hideAt x y action link target opacity } } }',
-      { headers: auth },
+      { headers: SANDBOX_AUTH },
     );
     expect(answer.body).toEqual({
       data: {
@@ -100,13 +99,13 @@ describe('mutations against the sandbox', () => {
     const answer = await gateway.graphql(
       'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }',
       {
-        headers: auth,
+        headers: SANDBOX_AUTH,
         variables: {
           input: {
             name: 'Corporate Okta',
             company: 'OKTA',
             type: 'SAML2',
-            certificate,
+            certificate: CERTIFICATE,
             entityId: 'urn:vms',
             signinUrl: 'https://okta.example/sso',
             clientMutationId: 'c1',
@@ -123,7 +122,7 @@ describe('mutations against the sandbox', () => {
             name: 'Corporate Okta',
             company: 'OKTA',
             type: 'SAML2',
-            certificate,
+            certificate: CERTIFICATE,
             entityId: 'urn:vms',
             signinUrl: 'https://okta.example/sso',
             createdBy: 'usr_owner',
@@ -144,7 +143,7 @@ describe('mutations against the sandbox', () => {
         createService(input: { name: "Our channel", provider: YOUTUBE }) { service { id name provider } }
         createFolder(input: { name: "Launch" }) { folder { id name createdBy } }
       }`,
-      { headers: auth },
+      { headers: SANDBOX_AUTH },
     );
     expect(answer.body).toEqual({
       data: {
@@ -159,7 +158,7 @@ describe('mutations against the sandbox', () => {
   it("unknown ids are NOT_FOUND with the upstream's own message", async ({ gateway }) => {
     const answer = await gateway.graphql(
       'mutation { updateHotspot(input: { videoId: "vid_001", id: "hs_999", name: "x" }) { hotspot { id } } }',
-      { headers: auth },
+      { headers: SANDBOX_AUTH },
     );
     expect(answer.body).toEqual({
       data: { updateHotspot: null },

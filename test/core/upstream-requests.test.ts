@@ -1,53 +1,36 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
+import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import {
+  AUDIT,
+  AUDIT_FIELDS,
+  apiKeyPage,
+  apiKeys,
+  CERTIFICATE,
+  categoryRecord,
+  folderRecord,
+  hotspotRecord,
+  identityProviderRecord,
+  serviceRecord,
+  userRecord,
+} from '../support/records.js';
 
 /**
  * The exact upstream request behind every operation, against a fake upstream that records what
  * it receives over real HTTP.
  */
-const TOKEN = 'Bearer caller-token-1';
-const auth = { authorization: TOKEN };
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
-
-const audit = {
-  created_by: 'usr_1',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'usr_2',
-  updated_time: '2025-02-01T00:00:00.000Z',
-};
-const auditOut = {
-  createdBy: 'usr_1',
-  createdTime: '2025-01-01T00:00:00.000Z',
-  updatedBy: 'usr_2',
-  updatedTime: '2025-02-01T00:00:00.000Z',
-};
-
 const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 500 });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
-
-function keys(from: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({
-    id: `k${from + i}`,
-    name: `Key ${from + i}`,
-    type: 'api',
-    permissions: i % 2 ? ['fetch'] : [],
-    ...audit,
-  }));
-}
 
 describe('apiKeys', () => {
   it("sends GET /v2/api_keys?limit=N with the caller's Authorization and x-request-id, and maps every field", async ({
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 2), {}) }));
+    upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
     const answer = await gateway.graphql(
       '{ apiKeys(first: 2) { edges { cursor node { id name type permissions createdBy createdTime updatedBy updatedTime } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
-      { headers: { ...auth, 'x-request-id': 'req-42' } },
+      { headers: { ...AUTH, 'x-request-id': 'req-42' } },
     );
     expect(upstream.requests).toHaveLength(1);
     const [request] = upstream.requests;
@@ -57,15 +40,15 @@ describe('apiKeys', () => {
       query: { limit: '2' },
       body: undefined,
     });
-    expect(request!.headers.authorization).toBe(TOKEN);
+    expect(request!.headers.authorization).toBe(AUTH.authorization);
     expect(request!.headers['x-request-id']).toBe('req-42');
     expect(request!.headers.accept).toBe('application/json');
     expect(answer.status).toBe(200);
     const connection = (answer.body.data as any).apiKeys;
     expect(answer.body.errors).toBeUndefined();
     expect(connection.edges.map((e: any) => e.node)).toEqual([
-      { id: 'k1', name: 'Key 1', type: 'api', permissions: [], ...auditOut },
-      { id: 'k2', name: 'Key 2', type: 'api', permissions: ['fetch'], ...auditOut },
+      { id: 'k1', name: 'Key 1', type: 'api', permissions: [], ...AUDIT_FIELDS },
+      { id: 'k2', name: 'Key 2', type: 'api', permissions: ['fetch'], ...AUDIT_FIELDS },
     ]);
     expect(connection.nodes).toEqual([{ id: 'k1' }, { id: 'k2' }]);
     expect(connection.pageInfo).toEqual({
@@ -80,7 +63,7 @@ describe('apiKeys', () => {
     upstream.answer(() => ({ body: envelope([], {}) }));
     const answer = await gateway.graphql(
       'query Keys($n: Int! = 2, $after: String = null) { apiKeys(first: $n, after: $after) { nodes { id } } }',
-      { headers: auth },
+      { headers: AUTH },
     );
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [] } } });
     expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '2' }]);
@@ -88,17 +71,16 @@ describe('apiKeys', () => {
 
   it('generates an x-request-id when the caller sends none', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope([], {}) }));
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(upstream.requests[0]!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('follows links.next URLs page after page, sending only their cursor to UPSTREAM_URL', async ({ gateway, upstream }) => {
     upstream.answer((request) => {
       const page = Number(request.query.cursor ?? 0);
-      const next = page < 3 ? { next: `https://elsewhere.example/v2/api_keys?limit=25&cursor=${page + 1}` } : {};
-      return { body: envelope(keys(page * 25 + 1, 25), next) };
+      return { body: apiKeyPage(apiKeys(25, page * 25 + 1), page < 3 ? page + 1 : null) };
     });
-    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } pageInfo { hasNextPage } } }', { headers: AUTH });
     expect(upstream.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`)).toEqual([
       'GET /v2/api_keys {"limit":"25"}',
       'GET /v2/api_keys {"limit":"25","cursor":"1"}',
@@ -112,9 +94,9 @@ describe('apiKeys', () => {
   });
 
   it('deduplicates identical reads within one operation (two aliases, one upstream call)', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 5), {}) }));
+    upstream.answer(() => ({ body: envelope(apiKeys(5)) }));
     const answer = await gateway.graphql('{ a: apiKeys(first: 5) { nodes { id } } b: apiKeys(first: 5) { nodes { name } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(upstream.requests).toHaveLength(1);
     expect((answer.body.data as any).a.nodes).toHaveLength(5);
@@ -122,22 +104,22 @@ describe('apiKeys', () => {
   });
 
   it('does not share reads between requests', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 1), {}) }));
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
-    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: auth });
+    upstream.answer(() => ({ body: envelope(apiKeys(1)) }));
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: AUTH });
     expect(upstream.requests).toHaveLength(2);
   });
 
   it('resumes from a cursor in the middle of an upstream page with the upstream cursor of that page', async ({ gateway, upstream }) => {
     upstream.answer((request) => ({
-      body: envelope(keys(request.query.cursor === 'p2' ? 26 : 1, Number(request.query.limit)), { next: '/v2/api_keys?cursor=p2' }),
+      body: apiKeyPage(apiKeys(Number(request.query.limit), request.query.cursor === 'p2' ? 26 : 1), 'p2'),
     }));
-    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: auth });
+    const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: AUTH });
     const edges = (first.body.data as any).apiKeys.edges;
     expect(edges[27].node).toEqual({ id: 'k28' });
-    upstream.requests.length = 0;
-    const resumed = await gateway.graphql(`{ apiKeys(first: 2, after: "${edges[27].cursor}") { nodes { id } } }`, { headers: auth });
-    expect(upstream.requests.map((r) => r.query)).toEqual([{ limit: '5', cursor: 'p2' }]);
+    const sent = upstream.requests.length;
+    const resumed = await gateway.graphql(`{ apiKeys(first: 2, after: "${edges[27].cursor}") { nodes { id } } }`, { headers: AUTH });
+    expect(upstream.requests.slice(sent).map((r) => r.query)).toEqual([{ limit: '5', cursor: 'p2' }]);
     expect((resumed.body.data as any).apiKeys.nodes).toEqual([{ id: 'k29' }, { id: 'k30' }]);
   });
 
@@ -145,7 +127,7 @@ describe('apiKeys', () => {
     ['-1', 'must be between 0 and 100'],
     ['101', 'must be between 0 and 100'],
   ])('refuses first: %s before any upstream call', async ([first, message], { gateway, upstream }) => {
-    const answer = await gateway.graphql(`{ apiKeys(first: ${first}) { nodes { id } } }`, { headers: auth });
+    const answer = await gateway.graphql(`{ apiKeys(first: ${first}) { nodes { id } } }`, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
@@ -170,7 +152,7 @@ describe('apiKeys', () => {
   });
 
   it('refuses a cursor it did not issue before any upstream call', async ({ gateway, upstream }) => {
-    const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'BAD_USER_INPUT',
       issues: [{ path: 'after', message: 'is not a valid cursor' }],
@@ -180,7 +162,7 @@ describe('apiKeys', () => {
 
   it('answers first: 0 with an empty connection and no upstream call', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql('{ apiKeys(first: 0) { edges { cursor } pageInfo { hasNextPage startCursor endCursor } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(answer.body).toEqual({ data: { apiKeys: { edges: [], pageInfo: { hasNextPage: false, startCursor: null, endCursor: null } } } });
     expect(upstream.requests).toEqual([]);
@@ -188,25 +170,14 @@ describe('apiKeys', () => {
 });
 
 describe('mutations send exactly the fields given, in upstream form', () => {
-  const hotspot = {
-    id: 'hs 1',
-    name: 'Buy',
-    show_at: '00:00:01',
-    hide_at: '00:00:09',
-    x: 10.5,
-    y: 90,
-    action: 'link',
-    link: 'https://shop.example/a',
-    target: '_parent',
-    opacity: 'opaque',
-  };
+  const hotspot = hotspotRecord({ id: 'hs 1', name: 'Buy', target: '_parent' });
 
   it('updateHotspot: PATCH /videos/{videoId}/hotspots/{id}, ids encoded as one path segment', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(hotspot) }));
     const answer = await gateway.graphql(
       `mutation ($input: UpdateHotspotInput!) { updateHotspot(input: $input) { clientMutationId hotspot { id name showAt hideAt x y action link target opacity } } }`,
       {
-        headers: auth,
+        headers: AUTH,
         variables: {
           input: {
             videoId: 'vid ü',
@@ -250,47 +221,39 @@ describe('mutations send exactly the fields given, in upstream form', () => {
   });
 
   it('createIdentityProvider: POST /idps with the certificate exactly as given', async ({ gateway, upstream }) => {
-    const record = {
-      id: 'idp1',
+    const input = {
       name: 'Okta',
-      company: 'okta',
-      type: 'saml2',
-      certificate,
-      entity_id: 'urn:app',
-      signin_url: 'https://sso.example/saml',
-      ...audit,
+      company: 'OKTA',
+      type: 'SAML2',
+      certificate: CERTIFICATE,
+      entityId: 'urn:app',
+      signinUrl: 'https://sso.example/saml',
     };
+    const record = identityProviderRecord({ id: 'idp1', name: 'Okta', company: 'okta', entity_id: 'urn:app' });
     upstream.answer(() => ({ body: envelope(record) }));
     const answer = await gateway.graphql(
       `mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { clientMutationId identityProvider { id name company type certificate entityId signinUrl createdBy createdTime updatedBy updatedTime } } }`,
-      {
-        headers: auth,
-        variables: {
-          input: { name: 'Okta', company: 'OKTA', type: 'SAML2', certificate, entityId: 'urn:app', signinUrl: 'https://sso.example/saml' },
-        },
-      },
+      { headers: AUTH, variables: { input } },
     );
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
       {
         method: 'POST',
         path: '/v2/idps',
-        body: { name: 'Okta', company: 'okta', type: 'saml2', certificate, entity_id: 'urn:app', signin_url: 'https://sso.example/saml' },
+        body: {
+          name: 'Okta',
+          company: 'okta',
+          type: 'saml2',
+          certificate: CERTIFICATE,
+          entity_id: 'urn:app',
+          signin_url: 'https://sso.example/saml',
+        },
       },
     ]);
     expect(answer.body).toEqual({
       data: {
         createIdentityProvider: {
           clientMutationId: null,
-          identityProvider: {
-            id: 'idp1',
-            name: 'Okta',
-            company: 'OKTA',
-            type: 'SAML2',
-            certificate,
-            entityId: 'urn:app',
-            signinUrl: 'https://sso.example/saml',
-            ...auditOut,
-          },
+          identityProvider: { id: 'idp1', ...input, ...AUDIT_FIELDS },
         },
       },
     });
@@ -301,35 +264,35 @@ describe('mutations send exactly the fields given, in upstream form', () => {
       'updateCategory',
       '{ updateCategory(input: { id: "cat_1", value: "films" }) { category { id name value } } }',
       { method: 'PATCH', path: '/v2/categories/cat_1', body: { value: 'films' } },
-      { id: 'cat_1', name: 'Films', value: 'films', ...audit },
+      categoryRecord({ id: 'cat_1', name: 'Films', value: 'films' }),
       { updateCategory: { category: { id: 'cat_1', name: 'Films', value: 'films' } } },
     ],
     [
       'updateUser',
       '{ updateUser(input: { id: "usr_9", name: "Ada", role: ADMIN }) { user { id name email role } } }',
       { method: 'PATCH', path: '/v2/users/usr_9', body: { name: 'Ada', role: 'admin' } },
-      { id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'admin', ...audit },
+      userRecord({ id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'admin' }),
       { updateUser: { user: { id: 'usr_9', name: 'Ada', email: 'ada@example.com', role: 'ADMIN' } } },
     ],
     [
       'createService',
       '{ createService(input: { name: "Channel", provider: CAMPAIGN_MONITOR }) { service { id name provider } } }',
       { method: 'POST', path: '/v2/services', body: { name: 'Channel', provider: 'campaign_monitor' } },
-      { id: 'svc_1', name: 'Channel', provider: 'campaign_monitor', ...audit },
+      serviceRecord({ id: 'svc_1', name: 'Channel', provider: 'campaign_monitor' }),
       { createService: { service: { id: 'svc_1', name: 'Channel', provider: 'CAMPAIGN_MONITOR' } } },
     ],
     [
       'createFolder',
       '{ createFolder(input: { name: "Trailers", clientMutationId: "7" }) { clientMutationId folder { id name createdBy } } }',
       { method: 'POST', path: '/v2/folders', body: { name: 'Trailers' } },
-      { id: 'fld_1', name: 'Trailers', ...audit },
-      { createFolder: { clientMutationId: '7', folder: { id: 'fld_1', name: 'Trailers', createdBy: 'usr_1' } } },
+      folderRecord({ id: 'fld_1', name: 'Trailers' }),
+      { createFolder: { clientMutationId: '7', folder: { id: 'fld_1', name: 'Trailers', createdBy: AUDIT.created_by } } },
     ],
   ])('%s', async ([_, operation, request, record, data], { gateway, upstream }) => {
     upstream.answer(() => ({ body: envelope(record) }));
-    const answer = await gateway.graphql(`mutation ${operation}`, { headers: auth });
+    const answer = await gateway.graphql(`mutation ${operation}`, { headers: AUTH });
     expect(upstream.requests.map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([request]);
-    expect(upstream.requests[0]!.headers.authorization).toBe(TOKEN);
+    expect(upstream.requests[0]!.headers.authorization).toBe(AUTH.authorization);
     expect(answer.body).toEqual({ data });
   });
 });
@@ -403,7 +366,7 @@ describe('client mistakes are answered before anything goes upstream', () => {
       ],
     ],
   ])('%s is BAD_USER_INPUT with issues', async ([field, issues], { gateway, upstream }) => {
-    const answer = await gateway.graphql(`mutation { m: ${field} { clientMutationId } }`, { headers: auth });
+    const answer = await gateway.graphql(`mutation { m: ${field} { clientMutationId } }`, { headers: AUTH });
     expect(answer.body.data).toEqual({ m: null });
     expect(answer.body.errors).toEqual([
       {
@@ -433,7 +396,7 @@ describe('upstream errors become precise GraphQL errors', () => {
   ])('HTTP %i with an envelope error is %s, with the error object’s message and code', async ([status, code], { gateway, upstream }) => {
     const error = { code: 'e', detail: `detail ${status}` };
     upstream.answer(() => ({ status, body: { success: false, result: null, errors: [error], links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { createFolder: null },
       errors: [
@@ -453,7 +416,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       { field: 'name', title: 'name is reserved' },
     ];
     upstream.answer(() => ({ status: 422, body: { success: false, result: null, errors, links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'name is taken',
@@ -476,7 +439,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'retry-after': '30' },
       body: { success: false, result: null, errors: [{ message: 'Too many requests' }], links: {} },
     }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'RATE_LIMITED',
       retryAfter: 30,
@@ -486,7 +449,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('an error status without an envelope gets one generic error naming the status', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 401, body: '' }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]).toMatchObject({
       message: 'The upstream service answered with HTTP status 401.',
       extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } },
@@ -495,7 +458,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('a 2xx with success: false is an error too', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body: { success: false, result: null, errors: [{ message: 'quota exceeded' }], links: {} } }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]).toMatchObject({
       message: 'quota exceeded',
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, error: { message: 'quota exceeded' } } },
@@ -526,7 +489,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     ],
   ])('a 2xx with %s is not a success', async ([_, body, error], { gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body).toEqual({
       data: { createFolder: null },
       errors: [{ ...error, locations: [{ line: 1, column: 12 }], path: ['createFolder'] }],
@@ -537,8 +500,8 @@ describe('upstream errors become precise GraphQL errors', () => {
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope({ id: 'f1', name: 'F', ...audit }) }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    upstream.answer(() => ({ headers: { 'content-type': 'text/html' }, body: envelope(folderRecord({ id: 'f1', name: 'F' })) }));
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'The upstream service sent a response the gateway cannot read: the Content-Type is not JSON.',
@@ -552,16 +515,16 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'content-type': 'text/html' },
       body: { success: false, errors: [{ message: 'x' }] },
     }));
-    expect((await gateway.graphql(folder, { headers: auth })).body.errors?.[0]?.extensions).toEqual({
+    expect((await gateway.graphql(folder, { headers: AUTH })).body.errors?.[0]?.extensions).toEqual({
       code: 'NOT_FOUND',
       upstream: { status: 404 },
     });
   });
 
   it('an update answered with another record than the one requested is UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope({ id: 'cat_OTHER', name: 'N', value: 'v', ...audit }) }));
+    upstream.answer(() => ({ body: envelope(categoryRecord({ id: 'cat_OTHER', name: 'N' })) }));
     const answer = await gateway.graphql('mutation { updateCategory(input: { id: "cat_1", name: "N" }) { category { id name } } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(answer.body).toEqual({
       data: { updateCategory: null },
@@ -582,7 +545,7 @@ describe('upstream errors become precise GraphQL errors', () => {
       headers: { 'retry-after': '9'.repeat(400) },
       body: { success: false, result: null, errors: [], links: {} },
     }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 86_400, upstream: { status: 429 } });
   });
 
@@ -595,7 +558,7 @@ describe('upstream errors become precise GraphQL errors', () => {
     ],
   ])('a 2xx with %s is UPSTREAM_BAD_RESPONSE', async ([_, body, message], { gateway, upstream }) => {
     upstream.answer(() => ({ status: 200, body }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       { message, locations: [{ line: 1, column: 12 }], path: ['createFolder'], extensions: { code: 'UPSTREAM_BAD_RESPONSE' } },
     ]);
@@ -603,7 +566,7 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('an upstream slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ delayMs: 1500, body: envelope({ id: 'late' }) }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'The upstream service did not answer within 500 ms.',
@@ -618,11 +581,11 @@ describe('upstream errors become precise GraphQL errors', () => {
     upstream.answer((request) =>
       request.body && (request.body as { name: string }).name === 'bad'
         ? { status: 404, body: { success: false, result: null, errors: [{ message: 'gone' }], links: {} } }
-        : { body: envelope({ id: 'f1', name: 'good', ...audit }) },
+        : { body: envelope(folderRecord({ id: 'f1', name: 'good' })) },
     );
     const answer = await gateway.graphql(
       'mutation { a: createFolder(input: { name: "bad" }) { folder { id } } b: createFolder(input: { name: "good" }) { folder { id name } } }',
-      { headers: auth },
+      { headers: AUTH },
     );
     expect(answer.body.data).toEqual({ a: null, b: { folder: { id: 'f1', name: 'good' } } });
     expect(answer.body.errors?.map((e) => [e.path, (e.extensions as any).code])).toEqual([[['a'], 'NOT_FOUND']]);
@@ -630,9 +593,9 @@ describe('upstream errors become precise GraphQL errors', () => {
 
   it('never puts the token, the upstream address or a stack into a response', async ({ gateway, upstream }) => {
     upstream.answer(() => ({ status: 500, body: '<html>stack at Object.<anonymous> (/srv/app.js:1:1)</html>' }));
-    const answer = await gateway.graphql(folder, { headers: auth });
+    const answer = await gateway.graphql(folder, { headers: AUTH });
     const text = JSON.stringify(answer.body);
-    expect(text).not.toContain('caller-token-1');
+    expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(new URL(upstream.url).host);
     expect(text).not.toContain('app.js');
   });
@@ -644,7 +607,7 @@ describe('an unreachable upstream', () => {
     const address = new URL(closed.url);
     await closed.close();
     const lonely = await start.gateway({ upstreamUrl: address, upstreamTimeoutMs: 2000 });
-    const answer = await lonely.graphql('{ apiKeys { nodes { id } } }', { headers: auth });
+    const answer = await lonely.graphql('{ apiKeys { nodes { id } } }', { headers: AUTH });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [

@@ -1,30 +1,19 @@
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /** The body size limit of the http front (src/server/http-server.ts), for declared and for chunked bodies. */
 const LIMIT = 2_000;
-const headers = { 'content-type': 'application/json', authorization: 'Bearer t0ken' };
+const headers = { 'content-type': 'application/json', ...AUTH };
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 const tooLarge = {
   errors: [{ message: `The request body is larger than ${LIMIT} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
 };
 
-const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { maxBodyBytes: LIMIT });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
+const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { maxBodyBytes: LIMIT });
 
 /** A GraphQL request padded with an unused variable to exactly `size` bytes. */
 function paddedBody(size: number): string {
@@ -73,7 +62,7 @@ describe('request body limit', () => {
 
   it('keeps serving after refusing a body', async ({ gateway }) => {
     await rawHttp(gateway.url, { method: 'POST', headers, body: paddedBody(LIMIT * 4) });
-    const answer = await gateway.graphql(query, { headers: { authorization: 'Bearer t0ken' } });
+    const answer = await gateway.graphql(query, { headers: AUTH });
     expect(answer.body).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
   });
 });

@@ -1,41 +1,18 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
+import { AUDIT_FIELDS, apiKeys } from '../support/records.js';
 
 /** Response compression over real HTTP: above the threshold, for callers that accept gzip. */
-const audit = {
-  created_by: 'usr_1',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'usr_2',
-  updated_time: '2025-02-01T00:00:00.000Z',
-};
-const keys = Array.from({ length: 25 }, (_, i) => ({
-  id: `k${i}`,
-  name: `Key ${i}`,
-  type: 'api',
-  permissions: i % 2 ? ['fetch'] : [],
-  ...audit,
-}));
+const keys = apiKeys(25);
 const bigQuery = '{ apiKeys(first: 25) { nodes { id name type permissions createdBy createdTime updatedBy updatedTime } } }';
 const bigData = {
-  data: {
-    apiKeys: {
-      nodes: keys.map((k) => ({
-        id: k.id,
-        name: k.name,
-        type: 'api',
-        permissions: k.permissions,
-        createdBy: 'usr_1',
-        createdTime: audit.created_time,
-        updatedBy: 'usr_2',
-        updatedTime: audit.updated_time,
-      })),
-    },
-  },
+  data: { apiKeys: { nodes: keys.map((k) => ({ id: k.id, name: k.name, type: 'api', permissions: k.permissions, ...AUDIT_FIELDS })) } },
 };
 const DEFAULT_COMPRESSION_MIN_BYTES = defaultSettings().compressionMinBytes;
 const smallQuery = '{ apiKeys(first: 1) { nodes { id } } }';
@@ -47,7 +24,7 @@ const ask = (gateway: RunningGateway, query: string, acceptEncoding?: string) =>
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      authorization: 'Bearer t0ken',
+      ...AUTH,
       ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
     },
     body: graphqlBody(query),
@@ -72,7 +49,7 @@ describe('compression', () => {
     const answer = await ask(gateway, smallQuery, 'gzip');
     expect(answer.headers['content-encoding']).toBeUndefined();
     expect(answer.body.length).toBeLessThan(DEFAULT_COMPRESSION_MIN_BYTES);
-    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k0' }] } } });
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
   });
 
   it.for(['br', 'gzip;q=0, br', 'identity'])(

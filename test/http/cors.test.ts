@@ -2,29 +2,21 @@ import { describe, expect } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/settings.js';
 import { CORS_ALLOWED_HEADERS } from '../../src/cors.js';
+import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
 /** CORS over real HTTP: the allow-list from CORS_ORIGINS, preflights and real requests. */
 const ALLOWED = 'http://app.example.test:8080';
 const OTHER_ALLOWED = 'https://admin.example.test';
 const STRANGER = 'http://evil.example.test';
 const query = '{ apiKeys(first: 1) { nodes { id } } }';
-const key = {
-  id: 'k1',
-  name: 'Key 1',
-  type: 'api',
-  permissions: [],
-  created_by: 'u',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'u',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
 
 /** `gateway`: CORS_ORIGINS names two origins; `closed`: no origin; `open`: `*`. All three over one upstream. */
-const it = gatewayOverUpstream(() => ({ body: envelope([key]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
+const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { corsOrigins: [ALLOWED, OTHER_ALLOWED] })
   .extend(
     'closed',
     { scope: 'file' },
@@ -51,7 +43,7 @@ const preflight = (gateway: RunningGateway, origin: string) =>
 const post = (gateway: RunningGateway, origin: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
-    headers: { origin, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+    headers: { origin, 'content-type': 'application/json', ...AUTH },
     body: graphqlBody(query),
   });
 
@@ -152,7 +144,7 @@ describe('answers written before Yoga', () => {
     const small = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [ALLOWED], maxBodyBytes: 100 });
     const answer = await rawHttp(small.url, {
       method: 'POST',
-      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      headers: { origin: ALLOWED, 'content-type': 'application/json', ...AUTH },
       body: graphqlBody(`{ __typename } # ${'x'.repeat(200)}`),
     });
     expect(answer.status).toBe(413);
@@ -173,7 +165,7 @@ describe('answers written before Yoga', () => {
   it('the 400 for a body that is not JSON carries them too', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url, {
       method: 'POST',
-      headers: { origin: ALLOWED, 'content-type': 'application/json', authorization: 'Bearer t0ken' },
+      headers: { origin: ALLOWED, 'content-type': 'application/json', ...AUTH },
       body: '{"query": ',
     });
     expect(answer.status).toBe(400);

@@ -1,9 +1,9 @@
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { test as it, type Start } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 
-const AUTH = { authorization: 'Bearer health-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 // The circuit opens at the first failed call, and a failed GET is not retried.
 const TRIGGER_HAPPY = { breakerMinCalls: 1, breakerMinCallers: 1, breakerErrorPercent: 1, upstreamRetries: 0 };

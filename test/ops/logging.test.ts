@@ -1,13 +1,13 @@
 import { describe, expect } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
+import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 import { captureLogs, lineBase } from './capture.js';
 
-const TOKEN = 'Bearer secret-e2e-token';
 const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
-const key = (id: string) => ({ id, name: id, type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' });
 
 describe('pino redaction', () => {
   it('censors credentials at the top level, one object down and in header objects', () => {
@@ -54,7 +54,7 @@ const linesTest = gatewayOverUpstream(
       return { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } };
     if (request.query.limit === '2')
       return { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } };
-    return { body: envelope([key('ak_001')]) };
+    return { body: envelope([apiKeyRecord(1)]) };
   },
   { logger: logs.logger, upstreamRetries: 0 },
 );
@@ -64,7 +64,7 @@ describe('request and upstream-call lines', () => {
 
   it('logs one line per request and one debug line per upstream call, all with the request id', async ({ gateway }) => {
     const answer = await gateway.graphql(KEYS, {
-      headers: { authorization: TOKEN, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' },
+      headers: { ...AUTH, cookie: 'session=cookie-value', 'x-request-id': 'req-log-1' },
     });
     expect(answer.body.errors?.map((e) => (e.extensions as { code: string }).code)).toEqual(['UPSTREAM_ERROR']);
 
@@ -110,7 +110,7 @@ describe('request and upstream-call lines', () => {
   });
 
   it('logs a failed mutation as an error outcome at info level: the caller asked for something missing', async ({ gateway }) => {
-    await gateway.graphql(RENAME, { headers: { authorization: TOKEN, 'x-request-id': 'req-log-2' } });
+    await gateway.graphql(RENAME, { headers: { ...AUTH, 'x-request-id': 'req-log-2' } });
     expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-2')).toEqual([
       {
         ...lineBase(30),
@@ -130,7 +130,7 @@ describe('request and upstream-call lines', () => {
   });
 
   it('logs a request that never parsed, without an operation', async ({ gateway }) => {
-    await gateway.graphql('query Broken {', { headers: { authorization: TOKEN, 'x-request-id': 'req-log-3' } });
+    await gateway.graphql('query Broken {', { headers: { ...AUTH, 'x-request-id': 'req-log-3' } });
     expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-3')).toEqual([
       {
         ...lineBase(30),
@@ -152,7 +152,7 @@ describe('request and upstream-call lines', () => {
   it('logs one line per operation of a batch, in order, with the one request id and its place in the batch', async ({ gateway }) => {
     const response = await fetch(gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: TOKEN, 'x-request-id': 'req-log-batch' },
+      headers: { 'content-type': 'application/json', ...AUTH, 'x-request-id': 'req-log-batch' },
       body: JSON.stringify([{ query: RENAME }, { query: 'query One { apiKeys(first: 1) { nodes { id } } }' }, { query: '{' }]),
     });
     expect(response.headers.get('x-request-id')).toBe('req-log-batch');
@@ -191,7 +191,7 @@ describe('request and upstream-call lines', () => {
   it('never writes the token, the cookie, the upstream address or a stack trace', ({ upstream }) => {
     const all = logs.raw.join('');
     expect(logs.raw.length).toBeGreaterThanOrEqual(6);
-    expect(all).not.toContain('secret-e2e-token');
+    expect(all).not.toContain(TOKEN);
     expect(all).not.toContain('cookie-value');
     expect(all).not.toContain(new URL(upstream.url).host);
     expect(all).not.toMatch(/\n\s+at /);
@@ -200,10 +200,10 @@ describe('request and upstream-call lines', () => {
 
 describe('LOG_LEVEL=info', () => {
   it('leaves out the upstream-call lines', async ({ start }) => {
-    const upstream = await start.upstream(() => ({ body: envelope([key('ak_001')]) }));
+    const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(1)]) }));
     const logs = captureLogs('info');
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
-    await gateway.graphql(KEYS, { headers: { authorization: TOKEN } });
+    await gateway.graphql(KEYS, { headers: AUTH });
     expect(logs.lines().map((line) => line.msg)).toEqual(['graphql request']);
   });
 });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, MAX_CLIENT_LABELS, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
+import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
+import { apiKeyRecord } from '../support/records.js';
 
-const AUTH = { authorization: 'Bearer metrics-secret-token' };
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+/** Its id is distinctive, so that the leak check below would find it. */
+const KEY = apiKeyRecord(1, { id: 'ak_001' });
+/** A caller whose token the upstream refuses. */
+const FORGED = bearer('forged');
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_777", name: "x" }) { category { id } } }';
 
 /** The samples of /metrics (comment lines dropped), without the process metrics. */
@@ -16,7 +21,7 @@ function gatewaySamples(text: string): string[] {
 const metricsTest = gatewayOverUpstream((request) =>
   request.method === 'PATCH'
     ? { status: 404, body: { success: false, result: null, errors: [{ message: 'No such category' }], links: {} } }
-    : { body: envelope([{ id: 'ak_001', name: 'k', type: 'API', permissions: [], created_time: '2025-01-01T00:00:00.000Z' }]) },
+    : { body: envelope([KEY]) },
 );
 
 describe('GET /metrics', () => {
@@ -68,8 +73,7 @@ describe('GET /metrics', () => {
   });
 
   it('puts no ids, tokens or addresses into labels', ({ upstream }) => {
-    for (const leak of ['cat_777', 'ak_001', 'metrics-secret-token', 'metrics-req-1', new URL(upstream.url).host])
-      expect(text).not.toContain(leak);
+    for (const leak of ['cat_777', KEY.id, TOKEN, 'metrics-req-1', new URL(upstream.url).host]) expect(text).not.toContain(leak);
   });
 });
 
@@ -155,11 +159,11 @@ describe('operation_name label over HTTP', () => {
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
     for (let i = 0; i < MAX_OPERATION_NAMES; i++) await gateway.graphql(`query Junk${i} { __typename }`);
     upstream.answer((request) =>
-      request.headers.authorization === 'Bearer forged'
+      request.headers.authorization === FORGED.authorization
         ? { status: 401, body: { success: false, result: null, errors: [{ message: 'bad token' }], links: {} } }
         : { body: envelope([]) },
     );
-    await gateway.graphql('query Forged { apiKeys(first: 1) { edges { node { id } } } }', { headers: { authorization: 'Bearer forged' } });
+    await gateway.graphql('query Forged { apiKeys(first: 1) { edges { node { id } } } }', { headers: FORGED });
     await gateway.graphql(KEYS, { headers: AUTH });
     const samples = gatewaySamples(await (await fetch(gateway.metricsUrl)).text()).filter((line) =>
       line.startsWith('gateway_graphql_requests_total'),

@@ -1,10 +1,10 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 
-const AUTH = { authorization: 'Bearer tracing-token' };
 const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
 const traceparent = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
@@ -23,9 +23,8 @@ const tracingTest = gatewayOverUpstream(
 
 describe('OpenTelemetry spans', () => {
   const it = tracingTest;
-  it.beforeEach(({ upstream }) => {
+  it.beforeEach(() => {
     exporter.reset();
-    upstream.requests.length = 0;
   });
   afterAll(() => provider.shutdown());
 

@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { AUTH, bearer } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { auth, codes, expectNoLeak, KEYS_QUERY, keys } from './harness.js';
+import { apiKeys } from '../support/records.js';
+import { codes, expectNoLeak, KEYS_QUERY } from './harness.js';
 
 /**
  * The circuit breaker per upstream origin: closed -> open -> half-open -> closed (or open again),
@@ -21,17 +23,15 @@ const OPTIONS = {
   breakerResetMs: RESET_MS,
 };
 const it = gatewayOverUpstream(undefined, OPTIONS);
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
-const ask = (gateway: RunningGateway, caller = 0) =>
-  gateway.graphql(KEYS_QUERY, { headers: caller === 0 ? auth : { authorization: `Bearer breaker-caller-${caller}` } });
+/** Caller n of the breaker's tests; caller 0 is the tests' usual caller. */
+const caller = (n: number) => (n === 0 ? AUTH : bearer(`breaker-caller-${n}`));
+const ask = (gateway: RunningGateway, n = 0) => gateway.graphql(KEYS_QUERY, { headers: caller(n) });
 /** Asks as caller 1, 2, 3, 1, ... while each request still reaches the upstream, up to 20 times. */
 async function failUntilOpen(gateway: RunningGateway, upstream: RecordingUpstream) {
   for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway, (i % MIN_CALLERS) + 1);
 }
-const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
+const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
 const failing = (upstream: RecordingUpstream) => upstream.answer(() => ({ status: 500, body: '' }));
 
 it("4xx answers are the caller's business and never open the breaker", async ({ gateway, upstream }) => {
@@ -71,10 +71,10 @@ it('a failed probe opens the breaker again, whoever sent it', async ({ gateway, 
   failing(upstream);
   await failUntilOpen(gateway, upstream);
   await sleep(RESET_MS + 50);
-  upstream.requests.length = 0;
+  const sentWhileClosed = upstream.requests.length;
   expect(codes(await ask(gateway))).toEqual(['UPSTREAM_ERROR']);
   expect(codes(await ask(gateway))).toEqual(['UPSTREAM_UNAVAILABLE']);
-  expect(upstream.requests).toHaveLength(1);
+  expect(upstream.requests).toHaveLength(sentWhileClosed + 1);
   await sleep(RESET_MS + 50);
   healthy(upstream);
   expect((await ask(gateway)).body.errors).toBeUndefined();
@@ -85,15 +85,15 @@ it('one caller whose calls all fail with 500 never opens it for the others, howe
   const upstream = await start.upstream();
   const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), ...OPTIONS });
   upstream.answer((request) =>
-    request.headers.authorization === 'Bearer breaker-caller-9' ? { status: 500, body: '' } : { body: envelope(keys(1, 2)) },
+    request.headers.authorization === caller(9).authorization ? { status: 500, body: '' } : { body: envelope(apiKeys(2)) },
   );
   const aliases = Array.from({ length: 10 }, (_, i) => `m${i}: updateCategory(input: { id: "cat_${i}", name: "N" }) { category { id } }`);
   for (let round = 0; round < 3; round++) {
-    const answer = await gateway.graphql(`mutation { ${aliases.join(' ')} }`, { headers: { authorization: 'Bearer breaker-caller-9' } });
+    const answer = await gateway.graphql(`mutation { ${aliases.join(' ')} }`, { headers: caller(9) });
     expect(codes(answer)).toEqual(Array(10).fill('UPSTREAM_ERROR'));
   }
   for (let i = 0; i < 10; i++) expect(codes(await ask(gateway, 9))).toEqual(['UPSTREAM_ERROR']);
-  expect(upstream.requests.filter((request) => request.headers.authorization === 'Bearer breaker-caller-9')).toHaveLength(40);
+  expect(upstream.requests.filter((request) => request.headers.authorization === caller(9).authorization)).toHaveLength(40);
   const other = await ask(gateway, 1);
   expect(other.body.errors).toBeUndefined();
 });

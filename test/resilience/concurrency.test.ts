@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
-import { audit } from './harness.js';
+import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 
 /**
  * Many callers with different tokens at once, their upstream answers arriving in random order:
@@ -16,18 +16,12 @@ const it = gatewayOverUpstream(
     const delayMs = Math.floor(Math.random() * 15);
     if (request.method === 'PATCH') {
       const { name } = request.body as { name: string };
-      return { delayMs, body: envelope({ id: request.path.split('/').at(-1), name, value: 'v', ...audit, updated_by: owner }) };
+      return { delayMs, body: envelope(categoryRecord({ id: request.path.split('/').at(-1), name, updated_by: owner })) };
     }
     // Two pages per list, the second one found through the cursor of the first.
-    const page = request.query.cursor === undefined ? 1 : 2;
-    const items = Array.from({ length: page === 1 ? 25 : 5 }, (_, i) => ({
-      id: `k${page}-${i}`,
-      name: owner,
-      type: 'api',
-      permissions: [],
-      ...audit,
-    }));
-    return { delayMs, body: envelope(items, page === 1 ? { next: `/v2/api_keys?cursor=${encodeURIComponent(owner)}` } : {}) };
+    const body =
+      request.query.cursor === undefined ? apiKeyPage(apiKeys(25, 1, { name: owner }), owner) : apiKeyPage(apiKeys(5, 26, { name: owner }));
+    return { delayMs, body };
   },
   { upstreamTimeoutMs: 2_000 },
 );

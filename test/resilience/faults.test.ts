@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
-import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
+import { AUTH } from '../support/auth.js';
+import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
-import { auth, codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY, keys, TOKEN } from './harness.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
+import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY } from './harness.js';
 
 /**
  * Fault injection: a scripted upstream over real HTTP misbehaves in one way per test. For each fault
@@ -21,16 +23,12 @@ const it = gatewayOverUpstream(undefined, {
   // The breaker is proven on its own (breaker.test.ts); here it must not turn one fault into the next.
   breakerMinCalls: 10_000,
   requestDeadlineMs: 5_000,
-}).extend('elsewhere', { scope: 'file' }, async ({}, { onCleanup }): Promise<RecordingUpstream> => {
+})
   // A second host that links and redirects point to: it must never receive anything.
-  return closedWith(onCleanup, await startRecordingUpstream());
-});
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
+  .extend('elsewhere', { scope: 'file' }, sharedUpstream());
 
 async function fault({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
-  const answer = await gateway.graphql(query, { headers: auth });
+  const answer = await gateway.graphql(query, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(codes(answer)).toEqual([expectedCode]);
   expectNoLeak(answer, upstream);
@@ -41,7 +39,7 @@ const resetSocket = (res: ServerResponse) => res.socket?.destroy();
 
 describe('latency', () => {
   it('an answer slower than UPSTREAM_TIMEOUT_MS is UPSTREAM_TIMEOUT, and a timed-out GET is not retried', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope(keys(1, 2)), delayMs: TIMEOUT_MS + 300 }));
+    upstream.answer(() => ({ body: envelope(apiKeys(2)), delayMs: TIMEOUT_MS + 300 }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
@@ -62,7 +60,7 @@ describe('latency', () => {
     gateway,
     upstream,
   }) => {
-    const body = JSON.stringify(envelope(keys(1, 2)));
+    const body = JSON.stringify(envelope(apiKeys(2)));
     upstream.answer(() => (res) => drip(res, { 'content-type': 'application/json', 'content-length': body.length }, [...body], 20));
     await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_TIMEOUT');
     expect(upstream.requests).toHaveLength(1);
@@ -82,16 +80,16 @@ describe('5xx', () => {
       extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 503, error: { message: 'Down for maintenance' } } },
     });
     expect(upstream.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
-      ['GET', '/v2/api_keys', TOKEN],
-      ['GET', '/v2/api_keys', TOKEN],
-      ['GET', '/v2/api_keys', TOKEN],
+      ['GET', '/v2/api_keys', AUTH.authorization],
+      ['GET', '/v2/api_keys', AUTH.authorization],
+      ['GET', '/v2/api_keys', AUTH.authorization],
     ]);
     await expectStillServing(gateway, upstream);
   });
 
   it('a GET that fails with 502 once and then succeeds is answered with the data', async ({ gateway, upstream }) => {
-    upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(keys(1, 2)) }));
-    const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
+    upstream.answer((_, index) => (index === 0 ? { status: 502, body: '' } : { body: envelope(apiKeys(2)) }));
+    const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
     expect(answer.body).toEqual({
       data: {
         apiKeys: {
@@ -119,15 +117,14 @@ describe('5xx', () => {
 
   it('Retry-After within the cap is honoured; one beyond the cap is not waited for', async ({ gateway, upstream }) => {
     upstream.answer((_, index) =>
-      index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(keys(1, 2)) },
+      index === 0 ? { status: 503, headers: { 'retry-after': '0' }, body: '' } : { body: envelope(apiKeys(2)) },
     );
-    expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
+    expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
 
-    upstream.requests.length = 0;
     upstream.answer(() => ({ status: 503, headers: { 'retry-after': '120' }, body: '' }));
     await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
-    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests.slice(2)).toHaveLength(1);
   });
 
   it('an HTML error page is UPSTREAM_ERROR with a generic message, never the HTML', async ({ gateway, upstream }) => {
@@ -157,8 +154,8 @@ describe('connection resets', () => {
   });
 
   it('a GET reset once and then answered succeeds', async ({ gateway, upstream }) => {
-    upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(keys(1, 2)) }));
-    expect((await gateway.graphql(KEYS_QUERY, { headers: auth })).body.errors).toBeUndefined();
+    upstream.answer((_, index) => (index === 0 ? resetSocket : { body: envelope(apiKeys(2)) }));
+    expect((await gateway.graphql(KEYS_QUERY, { headers: AUTH })).body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(2);
   });
 
@@ -207,7 +204,7 @@ describe('bodies the gateway cannot read', () => {
     gateway,
     upstream,
   }) => {
-    upstream.answer(() => ({ body: envelope([{ ...keys(1, 1)[0], name: null, permissions: 'all' }]) }));
+    upstream.answer(() => ({ body: envelope([{ ...apiKeyRecord(1), name: null, permissions: 'all' }]) }));
     const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 1) { nodes { id permissions } } }', 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body).toEqual({
       data: { apiKeys: null },
@@ -234,7 +231,7 @@ describe('bodies the gateway cannot read', () => {
   });
 
   it('a body declared larger than UPSTREAM_MAX_BYTES is refused as UPSTREAM_BAD_RESPONSE', async ({ gateway, upstream }) => {
-    const huge = JSON.stringify(envelope(keys(1, 2, () => 'x'.repeat(MAX_BYTES))));
+    const huge = JSON.stringify(envelope(apiKeys(2, 1, { name: 'x'.repeat(MAX_BYTES) })));
     upstream.answer(() => ({ body: huge }));
     const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_BAD_RESPONSE');
     expect(answer.body.errors![0]!.message).toBe(
@@ -273,7 +270,7 @@ describe('an upstream that tries to amplify or leak', () => {
     }));
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
     const [answer, health] = await Promise.all([
-      gateway.graphql(UPDATE_CATEGORY, { headers: auth }),
+      gateway.graphql(UPDATE_CATEGORY, { headers: AUTH }),
       fetch(gateway.url.replace(/\/graphql$/, '/health')),
     ]);
     expect(health.status).toBe(200);
@@ -301,12 +298,12 @@ describe('an upstream that tries to amplify or leak', () => {
         result: null,
         errors: [
           {
-            message: `upstream failed for ${TOKEN}`,
+            message: `upstream failed for ${AUTH.authorization}`,
             code: 'E_DB',
             field: 'name',
             stack: 'Error: connect ECONNREFUSED\n    at TCPConnectWrap.afterConnect (node:net:1:1)',
             host: 'db-7.internal.example',
-            request: { headers: { authorization: TOKEN } },
+            request: { headers: AUTH },
           },
         ],
         links: {},
@@ -329,7 +326,6 @@ describe('an upstream that tries to amplify or leak', () => {
 describe('redirects', () => {
   for (const status of [301, 302, 307, 308]) {
     it(`a ${status} to another host is UPSTREAM_ERROR and that host receives nothing`, async ({ gateway, upstream, elsewhere }) => {
-      elsewhere.requests.length = 0;
       upstream.answer(() => ({ status, headers: { location: `${elsewhere.url}/api_keys?limit=2` }, body: '' }));
       const answer = await fault({ gateway, upstream }, KEYS_QUERY, 'UPSTREAM_ERROR');
       expect(answer.body.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status } });
@@ -346,17 +342,16 @@ describe('links to another host', () => {
     upstream,
     elsewhere,
   }) => {
-    elsewhere.requests.length = 0;
     upstream.answer((request) =>
       request.query.cursor === undefined
-        ? { body: envelope(keys(1, 25), { next: `${elsewhere.url}/api_keys?cursor=page-2` }) }
-        : { body: envelope(keys(26, 5)) },
+        ? { body: apiKeyPage(apiKeys(25), 'page-2', elsewhere.url) }
+        : { body: apiKeyPage(apiKeys(5, 26)) },
     );
-    const answer = await gateway.graphql('{ apiKeys(first: 30) { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 30) { nodes { id } } }', { headers: AUTH });
     expect((answer.body.data as { apiKeys: { nodes: unknown[] } }).apiKeys.nodes).toHaveLength(30);
     expect(upstream.requests.map((r) => [r.path, r.query, r.headers.authorization])).toEqual([
-      ['/v2/api_keys', { limit: '25' }, TOKEN],
-      ['/v2/api_keys', { limit: '5', cursor: 'page-2' }, TOKEN],
+      ['/v2/api_keys', { limit: '25' }, AUTH.authorization],
+      ['/v2/api_keys', { limit: '5', cursor: 'page-2' }, AUTH.authorization],
     ]);
     expect(elsewhere.requests).toEqual([]);
   });
@@ -371,13 +366,11 @@ describe('deadline and cancellation', () => {
       breakerMinCalls: 10_000,
     });
     // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
-    upstream.answer((request) => ({
-      body: envelope(keys(Number(request.query.cursor ?? 0) + 1, 25), {
-        next: `/v2/api_keys?cursor=${Number(request.query.cursor ?? 0) + 25}`,
-      }),
-      delayMs: 200,
-    }));
-    const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });
+    upstream.answer((request) => {
+      const at = Number(request.query.cursor ?? 0);
+      return { body: apiKeyPage(apiKeys(25, at + 1), at + 25), delayMs: 200 };
+    });
+    const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
     expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');
     expect(upstream.requests.length).toBeLessThan(4);
@@ -396,7 +389,7 @@ describe('deadline and cancellation', () => {
     const controller = new AbortController();
     const pending = fetch(gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
+      headers: { 'content-type': 'application/json', ...AUTH },
       body: JSON.stringify({ query: KEYS_QUERY }),
       signal: controller.signal,
     }).catch((error: unknown) => error);

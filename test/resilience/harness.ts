@@ -1,24 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
+import { AUTH, TOKEN } from '../support/auth.js';
 import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-
-export const TOKEN = 'Bearer resilience-secret-token';
-export const auth = { authorization: TOKEN };
+import { apiKeys } from '../support/records.js';
 
 export const KEYS_QUERY = '{ apiKeys(first: 2) { nodes { id name } } }';
-
-export const audit = {
-  created_by: 'usr_1',
-  created_time: '2025-01-01T00:00:00.000Z',
-  updated_by: 'usr_1',
-  updated_time: '2025-01-01T00:00:00.000Z',
-};
-
-export function keys(from: number, count: number, name = (i: number) => `Key ${i}`) {
-  return Array.from({ length: count }, (_, i) => ({ id: `k${from + i}`, name: name(from + i), type: 'api', permissions: [], ...audit }));
-}
 
 /** The error codes the gateway documents (src/errors.ts, docs/errors.md); anything else in an answer is a bug. */
 export const DOCUMENTED_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
@@ -30,7 +18,7 @@ export const codes = (answer: GraphQLAnswer) =>
 /** Nothing secret or internal may appear in an answer: the token, the upstream address, a stack, raw HTML. */
 export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream): void {
   const text = JSON.stringify(answer.body);
-  expect(text).not.toContain(TOKEN.slice('Bearer '.length));
+  expect(text).not.toContain(TOKEN);
   expect(text).not.toContain(new URL(upstream.url).host);
   expect(text).not.toMatch(/\bat .+\(.*:\d+:\d+\)|node:internal|stack/i);
   expect(text).not.toMatch(/<html|<body/i);
@@ -38,8 +26,8 @@ export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream)
 
 /** After a fault the gateway must still answer a healthy request normally. */
 export async function expectStillServing(gateway: RunningGateway, upstream: RecordingUpstream): Promise<void> {
-  upstream.answer(() => ({ body: envelope(keys(1, 2)) }));
-  const answer = await gateway.graphql(KEYS_QUERY, { headers: auth });
+  upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
+  const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(answer.body).toEqual({
     data: {

@@ -1,22 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
-import { audit, auth } from './harness.js';
+import { CERTIFICATE, identityProviderRecord, userRecord } from '../support/records.js';
 
 /**
  * What a hostile caller sends on purpose: ids no URL can hold, certificates wrapped in something
  * else, typos to map a production schema, introspection multiplied. Each is refused before
  * anything goes upstream, with a documented code, and nothing the caller sent is echoed back.
  */
-const it = gatewayOverUpstream(() => ({ body: envelope({ id: 'u_1', name: 'N', role: 'admin', ...audit }) }), {
+const it = gatewayOverUpstream(() => ({ body: envelope(userRecord({ id: 'u_1', name: 'N', role: 'admin' })) }), {
   production: true,
 });
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-});
 
-const CERTIFICATE = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const UPDATE_USER = 'mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { id } } }';
 const CREATE_IDP = 'mutation ($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { identityProvider { id } } }';
 
@@ -26,7 +22,7 @@ describe('ids', () => {
     ['a lone low surrogate', '\uDC00'],
     ['200,000 characters', 'u'.repeat(200_000)],
   ])('with %s are BAD_USER_INPUT, and nothing goes upstream', async ([, id], { gateway, upstream }) => {
-    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id, name: 'N' } }, headers: auth });
+    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id, name: 'N' } }, headers: AUTH });
     expect(answer.body).toEqual({
       data: { updateUser: null },
       errors: [
@@ -52,8 +48,8 @@ describe('ids', () => {
 
   it('of 256 characters, with a pair of surrogates, are sent', async ({ gateway, upstream }) => {
     const id = `${'u'.repeat(254)}😀`;
-    upstream.answer(() => ({ body: envelope({ id, name: 'N', role: 'admin', ...audit }) }));
-    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id, name: 'N' } }, headers: auth });
+    upstream.answer(() => ({ body: envelope(userRecord({ id, name: 'N', role: 'admin' })) }));
+    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id, name: 'N' } }, headers: AUTH });
     expect(answer.body).toEqual({ data: { updateUser: { user: { id } } } });
     expect(upstream.requests.map((request) => decodeURIComponent(request.path))).toEqual([`/v2/users/${id}`]);
   });
@@ -77,7 +73,7 @@ describe('certificates', () => {
     ['two certificates', `${CERTIFICATE}${CERTIFICATE}`],
     ['no certificate at all', 'MIIDFTCCAf2gAwIBAgIU'],
   ])('with %s are BAD_USER_INPUT naming the field, never echoed', async ([, certificate], { gateway, upstream }) => {
-    const answer = await gateway.graphql(CREATE_IDP, { variables: { input: input(certificate) }, headers: auth });
+    const answer = await gateway.graphql(CREATE_IDP, { variables: { input: input(certificate) }, headers: AUTH });
     expect(answer.body.errors).toEqual([
       {
         message: 'The input is invalid: see extensions.issues.',
@@ -96,8 +92,8 @@ describe('certificates', () => {
   });
 
   it('with exactly one certificate block is sent as given', async ({ gateway, upstream }) => {
-    upstream.answer(() => ({ body: envelope({ id: 'idp_1', ...input(CERTIFICATE), ...audit }) }));
-    const answer = await gateway.graphql(CREATE_IDP, { variables: { input: input(CERTIFICATE) }, headers: auth });
+    upstream.answer(() => ({ body: envelope(identityProviderRecord({ id: 'idp_1', certificate: CERTIFICATE })) }));
+    const answer = await gateway.graphql(CREATE_IDP, { variables: { input: input(CERTIFICATE) }, headers: AUTH });
     expect(answer.body).toEqual({ data: { createIdentityProvider: { identityProvider: { id: 'idp_1' } } } });
     expect((upstream.requests[0]!.body as { certificate: string }).certificate).toBe(CERTIFICATE);
   });
@@ -105,14 +101,14 @@ describe('certificates', () => {
 
 describe('suggestions in production', () => {
   it('are hidden for enum values written in the document', async ({ gateway }) => {
-    const answer = await gateway.graphql('mutation { updateUser(input: { id: "u_1", role: ADMN }) { user { id } } }', { headers: auth });
+    const answer = await gateway.graphql('mutation { updateUser(input: { id: "u_1", role: ADMN }) { user { id } } }', { headers: AUTH });
     expect(answer.body.errors?.map((error) => error.message)).toEqual([
       'Value "ADMN" does not exist in "UserRole" enum. [Suggestion hidden]',
     ]);
   });
 
   it('are hidden for enum values sent in variables', async ({ gateway }) => {
-    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id: 'u_1', role: 'ADMN' } }, headers: auth });
+    const answer = await gateway.graphql(UPDATE_USER, { variables: { input: { id: 'u_1', role: 'ADMN' } }, headers: AUTH });
     expect(answer.status).toBe(400);
     expect(answer.body.errors?.map((error) => error.message)).toEqual([
       'Variable "$role" got invalid value "ADMN"; Expected type UserRole.',
@@ -121,7 +117,7 @@ describe('suggestions in production', () => {
 
   it('are hidden for fields, arguments and types', async ({ gateway }) => {
     const answer = await gateway.graphql('{ apiKey { id } apiKeys(frist: 1) { nodes { id } } ... on Querry { __typename } }', {
-      headers: auth,
+      headers: AUTH,
     });
     expect(answer.body.errors?.length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(answer.body)).not.toContain('Did you mean');

@@ -1,21 +1,21 @@
 import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
+import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { auth, codes, keys } from './harness.js';
+import { envelope, type RecordingUpstream, type Script } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
+import { codes } from './harness.js';
 
 /** Limits on what one request may ask for, each answered before the upstream is bothered. */
-/** Pages of 25 keys for as long as asked, each pointing to the next. */
-const endlessPages = (upstream: RecordingUpstream) =>
-  upstream.answer((request) => {
-    const at = Number(request.query.cursor ?? 0);
-    return {
-      body: envelope(keys(at + 1, Number(request.query.limit)), { next: `/v2/api_keys?cursor=${at + Number(request.query.limit)}` }),
-    };
-  });
+/** Pages of as many keys as asked for, for as long as asked, each pointing to the next. */
+const endlessPages: Script = (request) => {
+  const at = Number(request.query.cursor ?? 0);
+  const limit = Number(request.query.limit);
+  return { body: apiKeyPage(apiKeys(limit, at + 1), at + limit) };
+};
 
-const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
+const it = gatewayOverUpstream(endlessPages, { upstreamTimeoutMs: 1_000 }).extend(
   'production',
   { scope: 'file' },
   async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
@@ -32,16 +32,12 @@ const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 1_000 }).extend(
     );
   },
 );
-it.beforeEach(({ upstream }) => {
-  upstream.requests.length = 0;
-  endlessPages(upstream);
-});
 
 describe('MAX_UPSTREAM_CALLS (default 10)', () => {
   it('rejects aliases x pages over the budget before sending a single upstream request', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(
       '{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 99) { nodes { id } } c: apiKeys(first: 98) { nodes { id } } }',
-      { headers: auth },
+      { headers: AUTH },
     );
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
@@ -60,49 +56,47 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
     const same = await gateway.graphql(
       '{ a: apiKeys(first: 100) { nodes { id } } b: apiKeys(first: 100) { nodes { id } } c: apiKeys(first: 100) { nodes { id } } }',
       {
-        headers: auth,
+        headers: AUTH,
       },
     );
     expect(same.body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(4);
 
-    upstream.requests.length = 0;
     // after a cursor 10 records into a page: 10 + 100 records span 5 pages; twice that is over 10.
     const after = encodeCursor({ cursor: null, skip: 10 });
     const resumed = await gateway.graphql(
       `{ a: apiKeys(first: 100, after: "${after}") { nodes { id } } b: apiKeys(first: 100, after: "${after}", ) @include(if: true) { nodes { id } } }`,
       {
-        headers: auth,
+        headers: AUTH,
       },
     );
     expect(resumed.body.errors).toBeUndefined();
-    expect(upstream.requests).toHaveLength(5);
+    expect(upstream.requests.slice(4)).toHaveLength(5);
   });
 
   it('fields left out by @skip cost nothing; variables are resolved before counting', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql(
       'query($n: Int!, $skip: Boolean!) { a: apiKeys(first: $n) { nodes { id } } b: apiKeys(first: 99) @skip(if: $skip) { nodes { id } } c: apiKeys(first: 98) @skip(if: $skip) { nodes { id } } }',
-      { headers: auth, variables: { n: 100, skip: true } },
+      { headers: AUTH, variables: { n: 100, skip: true } },
     );
     expect(answer.body.errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(4);
 
-    upstream.requests.length = 0;
     const over = await gateway.graphql(
       'query($n: Int!, $skip: Boolean!) { a: apiKeys(first: $n) { nodes { id } } b: apiKeys(first: 99) @skip(if: $skip) { nodes { id } } c: apiKeys(first: 98) @skip(if: $skip) { nodes { id } } }',
-      { headers: auth, variables: { n: 100, skip: false } },
+      { headers: AUTH, variables: { n: 100, skip: false } },
     );
     expect(codes(over)).toEqual(['LIMIT_EXCEEDED']);
-    expect(upstream.requests).toEqual([]);
+    expect(upstream.requests.slice(4)).toEqual([]);
   });
 
   it('stops at the budget when the upstream pages smaller than asked, so the estimate falls short', async ({ gateway, upstream }) => {
     // One record per page: first 100 would take 100 requests.
     upstream.answer((request) => {
       const at = Number(request.query.cursor ?? 0);
-      return { body: envelope(keys(at + 1, 1), { next: `/v2/api_keys?cursor=${at + 1}` }) };
+      return { body: apiKeyPage(apiKeys(1, at + 1), at + 1) };
     });
-    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: auth });
+    const answer = await gateway.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(answer.body).toEqual({
       data: { apiKeys: null },
       errors: [
@@ -120,13 +114,13 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
 
   it('counts every mutation: writes are never deduplicated', async ({ gateway, upstream }) => {
     upstream.answer((request) => ({
-      body: envelope({ id: 'cat_1', name: (request.body as { name: string }).name, value: 'v', ...keys(1, 1)[0] }),
+      body: envelope(categoryRecord({ id: 'cat_1', name: (request.body as { name: string }).name })),
     }));
     const fields = Array.from(
       { length: 11 },
       (_, i) => `m${i}: updateCategory(input: { id: "cat_1", name: "N" }) { category { name } }`,
     ).join(' ');
-    const answer = await gateway.graphql(`mutation { ${fields} }`, { headers: auth });
+    const answer = await gateway.graphql(`mutation { ${fields} }`, { headers: AUTH });
     expect(codes(answer)).toEqual(['LIMIT_EXCEEDED']);
     expect(upstream.requests).toEqual([]);
   });
@@ -139,19 +133,19 @@ describe('graphql-armor limits', () => {
     limit: string,
     max: number,
   ) => {
-    const answer = await gateway.graphql(query, { headers: auth });
+    const sent = upstream.requests.length;
+    const answer = await gateway.graphql(query, { headers: AUTH });
     expect(answer.status).toBe(400);
     expect(answer.body.data).toBeUndefined();
     expect(answer.body.errors).toHaveLength(1);
     expect(answer.body.errors![0]!.extensions).toEqual({ code: 'LIMIT_EXCEEDED', limit, max });
-    expect(upstream.requests).toEqual([]);
+    expect(upstream.requests.slice(sent)).toEqual([]);
     return answer.body.errors![0]!.message as string;
   };
 
   it('depth over MAX_DEPTH (8)', async ({ gateway, upstream }) => {
     const deep = '{ apiKeys { edges { node { id } } pageInfo { endCursor } } }';
-    expect((await gateway.graphql(deep, { headers: auth })).body.errors).toBeUndefined();
-    upstream.requests.length = 0;
+    expect((await gateway.graphql(deep, { headers: AUTH })).body.errors).toBeUndefined();
     const nested =
       'query { ...A } fragment A on Query { apiKeys { edges { node { ... on ApiKey { ... on AuditedRecord { ... on ApiKey { ... on ApiKey { ... on ApiKey { ... on ApiKey { id } } } } } } } } } }';
     expect(await rejected({ gateway, upstream }, nested, 'depth', 8)).toMatch(/depth limit of 8/i);
@@ -178,8 +172,7 @@ describe('graphql-armor limits', () => {
 
   it('cost over MAX_COST (20000): graphql-armor weighs a list by its `first`', async ({ gateway, upstream }) => {
     // The largest single field (first: 100, every field) is well under the limit...
-    expect((await gateway.graphql(`{ apiKeys(first: 100) { ${everything} } }`, { headers: auth })).body.errors).toBeUndefined();
-    upstream.requests.length = 0;
+    expect((await gateway.graphql(`{ apiKeys(first: 100) { ${everything} } }`, { headers: AUTH })).body.errors).toBeUndefined();
     // ...three of them are not, though identical reads would cost only 4 upstream requests.
     const three = ['a', 'b', 'c'].map((alias) => `${alias}: apiKeys(first: 100) { ${everything} }`).join(' ');
     expect(await rejected({ gateway, upstream }, `{ ${three} }`, 'cost', 20000)).toMatch(/^Query Cost limit of 20000 exceeded, found \d+/);
@@ -197,9 +190,9 @@ describe('production switches', () => {
   });
 
   it('field suggestions are masked when FIELD_SUGGESTIONS=false', async ({ gateway, production }) => {
-    const dev = await gateway.graphql('{ apiKey { id } }', { headers: auth });
+    const dev = await gateway.graphql('{ apiKey { id } }', { headers: AUTH });
     expect(dev.body.errors![0]!.message).toBe('Cannot query field "apiKey" on type "Query". Did you mean "apiKeys"?');
-    const prod = await production.graphql('{ apiKey { id } }', { headers: auth });
+    const prod = await production.graphql('{ apiKey { id } }', { headers: AUTH });
     expect(prod.body.errors![0]!.message).toBe('Cannot query field "apiKey" on type "Query". [Suggestion hidden]');
   });
 
@@ -247,7 +240,7 @@ describe('CSRF prevention', () => {
   it('a GET with a Bearer credential and nothing else (urql’s default) runs: no browser sends one cross-site without a preflight', async ({
     gateway,
   }) => {
-    const answer = await fetch(`${gateway.url}?query=${query}`, { headers: { accept: 'application/json', ...auth } });
+    const answer = await fetch(`${gateway.url}?query=${query}`, { headers: { accept: 'application/json', ...AUTH } });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
   });
@@ -257,7 +250,7 @@ describe('request body size (src/server/http-server.ts, MAX_BODY_BYTES)', () => 
   it('a body over the limit is answered 413 PAYLOAD_TOO_LARGE and nothing runs', async ({ upstream }) => {
     const small = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: 1024 });
     try {
-      const answer = await small.graphql(`{ apiKeys { nodes { id } } } # ${'x'.repeat(2048)}`, { headers: auth });
+      const answer = await small.graphql(`{ apiKeys { nodes { id } } } # ${'x'.repeat(2048)}`, { headers: AUTH });
       expect(answer.status).toBe(413);
       expect(codes(answer)).toEqual(['PAYLOAD_TOO_LARGE']);
       expect(upstream.requests).toEqual([]);

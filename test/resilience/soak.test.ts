@@ -3,10 +3,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Pool } from 'undici';
 import { expect } from 'vitest';
+import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { audit, auth, keys } from './harness.js';
+import { apiKeys, categoryRecord } from '../support/records.js';
 
 /**
  * A bounded soak: a few thousand mixed requests over loopback, some of them failing upstream in
@@ -34,10 +35,10 @@ const it = gatewayOverUpstream(
   (request) => {
     const kind = String(request.headers['x-request-id']).split('-')[0];
     if (kind === 'fail') return { status: 500, body: { success: false, result: null, errors: [{ message: 'boom' }], links: {} } };
-    if (kind === 'slow') return { body: envelope(keys(1, 2)), delayMs: TIMEOUT_MS + 100 };
+    if (kind === 'slow') return { body: envelope(apiKeys(2)), delayMs: TIMEOUT_MS + 100 };
     if (kind === 'reset') return (res) => res.socket?.destroy();
-    if (request.method === 'PATCH') return { body: envelope({ id: 'cat_1', name: 'N', value: 'v', ...audit }) };
-    return { body: envelope(keys(1, Number(request.query.limit))) };
+    if (request.method === 'PATCH') return { body: envelope(categoryRecord({ id: 'cat_1', name: 'N' })) };
+    return { body: envelope(apiKeys(Number(request.query.limit))) };
   },
   { upstreamTimeoutMs: TIMEOUT_MS, breakerMinCalls: 1_000_000, upstreamRetryMaxDelayMs: 50 },
 );
@@ -66,7 +67,7 @@ async function run(gateway: RunningGateway, count: number): Promise<Map<string, 
         headers: {
           'content-type': 'application/json',
           accept: 'application/graphql-response+json',
-          ...auth,
+          ...AUTH,
           'x-request-id': `${entry.kind}-${n}`,
         },
         body: JSON.stringify(entry.body),
@@ -81,10 +82,10 @@ async function run(gateway: RunningGateway, count: number): Promise<Map<string, 
   return outcomes;
 }
 
-/** Settles pending timers and sockets, collects garbage, and measures. */
+/** Settles pending timers and sockets, forgets the recorded requests (they would count as heap), collects garbage, and measures. */
 async function measure(upstream: RecordingUpstream) {
   await sleep(300);
-  upstream.requests.length = 0;
+  upstream.reset();
   gc();
   gc();
   return {

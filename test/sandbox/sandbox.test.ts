@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect } from 'vitest';
 import { SANDBOX_TOKEN, type Sandbox } from '../../src/sandbox/server.js';
+import { AUTH } from '../support/auth.js';
 import { sandboxTest } from '../support/fixtures.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -151,7 +152,7 @@ describe('routing', () => {
 
   it('404s paths outside /v2', async ({ sandbox }) => {
     const res = await fetch(sandbox.url.replace(/\/v2$/, '/v1/api_keys'), {
-      headers: { authorization: 'Bearer x' },
+      headers: AUTH,
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual(failure({ code: 'not_found', message: 'No resource at /v1/api_keys' }));
@@ -201,7 +202,7 @@ describe('GET /v2/api_keys', () => {
     expect(next.searchParams.get('limit')).toBe('25');
     expect(next.searchParams.get('cursor')).toMatch(/.+/);
 
-    const secondRes = await fetch(first.body.links.next, { headers: { authorization: 'Bearer x' } });
+    const secondRes = await fetch(first.body.links.next, { headers: AUTH });
     const second = { status: secondRes.status, headers: secondRes.headers, body: await secondRes.json() };
     expect(second.status).toBe(200);
     expect(ids(second)).toEqual(range(26, 50));
@@ -257,7 +258,7 @@ describe('GET /v2/api_keys', () => {
           host: '127.0.0.1',
           port,
           path: '/v2/api_keys?limit=5',
-          headers: { host: 'gateway.example:8080', authorization: 'Bearer x' },
+          headers: { host: 'gateway.example:8080', ...AUTH },
         },
         (res) => {
           let data = '';

@@ -11,7 +11,9 @@ import { type RecordingUpstream, type Script, startRecordingUpstream } from './r
  * and closed when its scope ends, so no test file writes its own start-up and tear-down.
  *
  * - `gatewayOverUpstream(script, options)`: one recording upstream and one gateway in front of it,
- *   shared by the tests of a file (`({ gateway, upstream }) => ...`).
+ *   shared by the tests of a file (`({ gateway, upstream }) => ...`). Before each test the upstream
+ *   is reset: no requests recorded, answering from `script` again. `sharedUpstream(script)` makes
+ *   another such upstream for a file.
  * - `sandboxTest`, `gatewayOverSandbox(options)`: the embedded sandbox, and one gateway in front of
  *   it, per file.
  * - `test` with `start`: servers made inside one test, closed when that test ends.
@@ -52,16 +54,33 @@ export const test = base
       gateway: async (options) => started(await startGateway(options)),
       sandbox: async (options) => started(await startSandbox(options)),
     };
+  })
+  // The recording upstreams the tests of a file share (sharedUpstream), reset before every test.
+  .extend('sharedUpstreams', { scope: 'file' }, (): Set<RecordingUpstream> => new Set())
+  .extend('resetSharedUpstreams', { auto: true }, ({ sharedUpstreams }) => {
+    for (const upstream of sharedUpstreams) upstream.reset();
   });
 
-/** One recording upstream and a gateway in front of it, shared by the tests of a file. */
+/**
+ * A file-scoped fixture: a recording upstream shared by the tests of a file, started on first use
+ * and closed after the last. Before every test it is reset, so that a test sees only the requests
+ * it caused and answers from `script` unless it says otherwise.
+ */
+export function sharedUpstream(script?: Script) {
+  return async (
+    { sharedUpstreams }: { sharedUpstreams: Set<RecordingUpstream> },
+    { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void },
+  ): Promise<RecordingUpstream> => {
+    const upstream = closedWith(onCleanup, await startRecordingUpstream(script));
+    sharedUpstreams.add(upstream);
+    return upstream;
+  };
+}
+
+/** One recording upstream and a gateway in front of it, shared by the tests of a file; the upstream is reset before each test. */
 export function gatewayOverUpstream(script?: Script, options: Omit<StartOptions, 'upstreamUrl'> = {}) {
   return test
-    .extend(
-      'upstream',
-      { scope: 'file' },
-      async ({}, { onCleanup }): Promise<RecordingUpstream> => closedWith(onCleanup, await startRecordingUpstream(script)),
-    )
+    .extend('upstream', { scope: 'file' }, sharedUpstream(script))
     .extend(
       'gateway',
       { scope: 'file' },

@@ -28,6 +28,8 @@ export interface RecordingUpstream {
   requests: RecordedRequest[];
   /** Replaces the script that answers the following requests. */
   answer(script: Script): void;
+  /** Forgets the recorded requests and answers from the script it started with again. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,10 @@ export async function startRecordingUpstream(
     requests,
     answer(next) {
       current = next;
+    },
+    reset() {
+      requests.length = 0;
+      current = script;
     },
     async close() {
       server.closeAllConnections();

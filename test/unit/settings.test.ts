@@ -1,64 +1,73 @@
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
-import { ConfigError, defaultSettings, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
+import { flag } from '../../src/config/parsers.js';
+import { ConfigError, defaultSettings, type Environment, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
+
+type Spec = (typeof SETTINGS)[keyof typeof SETTINGS];
+
+const DEVELOPMENT: Environment = { production: false };
+const PRODUCTION: Environment = { production: true };
+
+/** A setting's value while its variable is unset, as the table gives it. */
+const tableDefault = (spec: Spec, environment: Environment): unknown =>
+  typeof spec.default === 'function' ? (spec.default as (environment: Environment) => unknown)(environment) : spec.default;
+
+/** Every setting's value while no variable is set, as the table gives it. */
+const tableDefaults = (environment: Environment) =>
+  Object.fromEntries(Object.entries(SETTINGS).map(([key, spec]) => [key, tableDefault(spec, environment)]));
+
+/**
+ * A value of the setting's variable that is not its default in production (the samples set
+ * NODE_ENV=production), and what it reads as, where the table says enough: a flag's other value,
+ * or the smallest number of a whole number's documented range `min–max` (the next one when that is
+ * the default). Undefined for the other settings, which SAMPLES gives a value.
+ */
+function derivedSample(spec: Spec): [raw: string, value: unknown] | undefined {
+  const unset = tableDefault(spec, PRODUCTION);
+  if (spec.parse === flag) return [String(!unset), !unset];
+  const range = /^(\d+)–\d+$/.exec(spec.parse.description ?? '');
+  if (!range) return undefined;
+  const min = Number(range[1]);
+  const value = min === unset ? min + 1 : min;
+  return [String(value), value];
+}
+
+/** A value of every other variable, and what it reads as; none is the variable's default in production. */
+const SAMPLES: Record<string, [raw: string, value: unknown]> = {
+  NODE_ENV: ['production', true],
+  HOST: ['127.0.0.1', '127.0.0.1'],
+  UPSTREAM_URL: ['https://api.example.com/v2/', new URL('https://api.example.com/v2')],
+  TRUSTED_DOCUMENTS: ['manifest.json', ['manifest.json']],
+  CORS_ORIGINS: ['https://a.example, https://b.example', ['https://a.example', 'https://b.example']],
+  CORS_ALLOWED_HEADERS: ['x-tenant-id, x-app-build', ['x-tenant-id', 'x-app-build']],
+  LOG_LEVEL: ['debug', 'debug'],
+  OTEL_EXPORTER_OTLP_ENDPOINT: ['http://collector:4318', 'http://collector:4318'],
+  METRICS_CLIENT_NAMES: ['web-app, admin@2', ['web-app', 'admin@2']],
+  OTEL_SERVICE_NAME: ['gw', 'gw'],
+};
+
+const sampleOf = (spec: Spec) => derivedSample(spec) ?? SAMPLES[spec.env]!;
 
 /** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
 describe('settings', () => {
   it('default to the table, with introspection, suggestions, GraphiQL and any origin on outside production', () => {
-    expect(loadSettings({})).toEqual(defaultSettings());
-    expect(defaultSettings()).toEqual({
+    expect(defaultSettings()).toEqual(tableDefaults(DEVELOPMENT));
+    expect(loadSettings({})).toEqual(tableDefaults(DEVELOPMENT));
+    expect(loadSettings({})).toMatchObject({
       production: false,
-      port: 4000,
-      metricsPort: 9464,
-      host: '0.0.0.0',
-      workers: 1,
-      shutdownTimeoutMs: 10_000,
-      maxBodyBytes: 1_048_576,
-      keepAliveTimeoutMs: 65_000,
-      headersTimeoutMs: 10_000,
-      requestTimeoutMs: 30_000,
-      maxConnections: 4_096,
-      compressionMinBytes: 1024,
-      upstreamUrl: undefined,
-      sandbox: true,
-      upstreamAllowHttp: false,
-      upstreamTimeoutMs: 10_000,
-      requestDeadlineMs: 15_000,
-      upstreamMaxBytes: 10_485_760,
-      maxUpstreamCalls: 10,
-      upstreamRetries: 2,
-      upstreamRetryMaxDelayMs: 2_000,
-      breakerErrorPercent: 50,
-      breakerMinCalls: 5,
-      breakerMinCallers: 3,
-      breakerWindowMs: 10_000,
-      breakerResetMs: 10_000,
-      maxDepth: 8,
-      maxAliases: 15,
-      maxTokens: 1_000,
-      maxDirectives: 10,
-      maxCost: 20_000,
       introspection: true,
       fieldSuggestions: true,
       graphiql: true,
-      federation: false,
-      maxBatchSize: 10,
-      apqStoreBytes: 8_388_608,
-      trustedDocuments: undefined,
       corsOrigins: ['*'],
-      corsAllowedHeaders: [],
-      corsAllowCredentials: false,
-      logLevel: 'info',
-      otlpEndpoint: undefined,
-      traceCallerContext: true,
-      metricsClientNames: undefined,
-      serviceName: 'vms-graphql-gateway',
+      sandbox: true,
     });
   });
 
   it('switch introspection, suggestions, GraphiQL and the any-origin default off under NODE_ENV=production unless set', () => {
     const upstream = { UPSTREAM_URL: 'https://api.example.com/v2' };
-    expect(loadSettings({ NODE_ENV: 'production', ...upstream })).toMatchObject({
+    const production = loadSettings({ NODE_ENV: 'production', ...upstream });
+    expect(production).toEqual({ ...tableDefaults(PRODUCTION), production: true, upstreamUrl: new URL(upstream.UPSTREAM_URL) });
+    expect(production).toMatchObject({
       production: true,
       introspection: false,
       fieldSuggestions: false,
@@ -73,103 +82,18 @@ describe('settings', () => {
   });
 
   it('read every variable', () => {
-    const env = {
-      NODE_ENV: 'production',
-      PORT: '8080',
-      METRICS_PORT: '9100',
-      HOST: '127.0.0.1',
-      WORKERS: '2',
-      SHUTDOWN_TIMEOUT_MS: '5',
-      MAX_BODY_BYTES: '10',
-      KEEP_ALIVE_TIMEOUT_MS: '7000',
-      HEADERS_TIMEOUT_MS: '2000',
-      REQUEST_TIMEOUT_MS: '3000',
-      MAX_CONNECTIONS: '50',
-      COMPRESSION_MIN_BYTES: '0',
-      UPSTREAM_URL: 'https://api.example.com/v2/',
-      SANDBOX: 'false',
-      UPSTREAM_ALLOW_HTTP: 'true',
-      UPSTREAM_TIMEOUT_MS: '100',
-      REQUEST_DEADLINE_MS: '1000',
-      UPSTREAM_MAX_BYTES: '2048',
-      MAX_UPSTREAM_CALLS: '3',
-      UPSTREAM_RETRIES: '0',
-      UPSTREAM_RETRY_MAX_DELAY_MS: '5',
-      BREAKER_ERROR_PERCENT: '20',
-      BREAKER_MIN_CALLS: '7',
-      BREAKER_MIN_CALLERS: '2',
-      BREAKER_WINDOW_MS: '3000',
-      BREAKER_RESET_MS: '500',
-      MAX_DEPTH: '4',
-      MAX_ALIASES: '2',
-      MAX_TOKENS: '300',
-      MAX_DIRECTIVES: '1',
-      MAX_COST: '99',
-      INTROSPECTION: 'false',
-      FIELD_SUGGESTIONS: 'true',
-      GRAPHIQL: 'true',
-      FEDERATION: 'true',
-      MAX_BATCH_SIZE: '4',
-      APQ_STORE_BYTES: '0',
-      TRUSTED_DOCUMENTS: 'manifest.json',
-      CORS_ORIGINS: 'https://a.example, https://b.example',
-      CORS_ALLOWED_HEADERS: 'x-tenant-id, x-app-build',
-      CORS_ALLOW_CREDENTIALS: 'true',
-      LOG_LEVEL: 'debug',
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
-      TRACE_CALLER_CONTEXT: 'false',
-      METRICS_CLIENT_NAMES: 'web-app, admin@2',
-      OTEL_SERVICE_NAME: 'gw',
-    };
-    expect(Object.keys(env)).toEqual(ENVIRONMENT_VARIABLES);
-    expect(loadSettings(env)).toEqual({
-      production: true,
-      port: 8080,
-      metricsPort: 9100,
-      host: '127.0.0.1',
-      workers: 2,
-      shutdownTimeoutMs: 5,
-      maxBodyBytes: 10,
-      keepAliveTimeoutMs: 7000,
-      headersTimeoutMs: 2000,
-      requestTimeoutMs: 3000,
-      maxConnections: 50,
-      compressionMinBytes: 0,
-      upstreamUrl: new URL('https://api.example.com/v2'),
-      sandbox: false,
-      upstreamAllowHttp: true,
-      upstreamTimeoutMs: 100,
-      requestDeadlineMs: 1000,
-      upstreamMaxBytes: 2048,
-      maxUpstreamCalls: 3,
-      upstreamRetries: 0,
-      upstreamRetryMaxDelayMs: 5,
-      breakerErrorPercent: 20,
-      breakerMinCalls: 7,
-      breakerMinCallers: 2,
-      breakerWindowMs: 3000,
-      breakerResetMs: 500,
-      maxDepth: 4,
-      maxAliases: 2,
-      maxTokens: 300,
-      maxDirectives: 1,
-      maxCost: 99,
-      introspection: false,
-      fieldSuggestions: true,
-      graphiql: true,
-      federation: true,
-      maxBatchSize: 4,
-      apqStoreBytes: 0,
-      trustedDocuments: ['manifest.json'],
-      corsOrigins: ['https://a.example', 'https://b.example'],
-      corsAllowedHeaders: ['x-tenant-id', 'x-app-build'],
-      corsAllowCredentials: true,
-      logLevel: 'debug',
-      otlpEndpoint: 'http://collector:4318',
-      traceCallerContext: false,
-      metricsClientNames: ['web-app', 'admin@2'],
-      serviceName: 'gw',
-    });
+    const specs = Object.values(SETTINGS);
+    expect(new Set(ENVIRONMENT_VARIABLES).size, 'one variable per setting').toBe(specs.length);
+    expect(Object.keys(SAMPLES).sort(), 'SAMPLES covers exactly the settings that are neither flags nor numbers').toEqual(
+      specs
+        .filter((spec) => derivedSample(spec) === undefined)
+        .map((spec) => spec.env)
+        .sort(),
+    );
+    for (const spec of specs) expect(sampleOf(spec)[1], `${spec.env} sampled with its default`).not.toEqual(tableDefault(spec, PRODUCTION));
+
+    const env = Object.fromEntries(specs.map((spec) => [spec.env, sampleOf(spec)[0]]));
+    expect(loadSettings(env)).toEqual(Object.fromEntries(Object.entries(SETTINGS).map(([key, spec]) => [key, sampleOf(spec)[1]])));
   });
 
   it('refuse a bad value, naming the variable', () => {

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { inputRules, issuesOf, rules } from '../../src/schema/input-rules.js';
+import { CERTIFICATE } from '../support/records.js';
 
-const certificate = readFileSync(new URL('../fixtures/idp-certificate.pem', import.meta.url), 'utf8');
 const ok = (schema: { safeParse(v: unknown): { success: boolean } }, value: unknown) => schema.safeParse(value).success;
 
 describe('field rules', () => {
@@ -49,8 +48,8 @@ describe('field rules', () => {
   });
 
   it('accepts a PEM X.509 certificate node:crypto can parse, and nothing else', () => {
-    expect(ok(rules.certificate, certificate)).toBe(true);
-    expect(ok(rules.certificate, certificate.replace(/[A-Z]{8}/, 'AAAAAAAA'))).toBe(false);
+    expect(ok(rules.certificate, CERTIFICATE)).toBe(true);
+    expect(ok(rules.certificate, CERTIFICATE.replace(/[A-Z]{8}/, 'AAAAAAAA'))).toBe(false);
     expect(ok(rules.certificate, 'not a certificate')).toBe(false);
   });
 
