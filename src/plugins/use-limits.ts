@@ -89,16 +89,19 @@ function introspects(document: DocumentNode): boolean {
   return found;
 }
 
-/** The cost, `__schema` included, of the standard introspection query with every option on. */
+/** The standard introspection query with every option on: the largest any tool sends. */
+export const FULLEST_INTROSPECTION_QUERY = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true,
+});
+
+/** The cost, `__schema` included, of the fullest introspection query. */
 function fullIntrospectionCost(schema: GraphQLSchema): number {
-  const query = getIntrospectionQuery({
-    descriptions: true,
-    specifiedByUrl: true,
-    directiveIsRepeatable: true,
-    schemaDescription: true,
-    inputValueDeprecation: true,
-    oneOf: true,
-  });
+  const query = FULLEST_INTROSPECTION_QUERY;
   let cost = 0;
   const measure = costLimitRule({
     maxCost: Number.MAX_SAFE_INTEGER,

@@ -1,6 +1,6 @@
-import { type FieldNode, getIntrospectionQuery, Kind, type NameNode, type OperationDefinitionNode, parse, print } from 'graphql';
+import { type FieldNode, Kind, type NameNode, type OperationDefinitionNode, parse, print } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { useLimits } from '../../src/plugins/use-limits.js';
+import { FULLEST_INTROSPECTION_QUERY, useLimits } from '../../src/plugins/use-limits.js';
 import { answerTo, yogaWith } from '../support/yoga.js';
 
 /** `{ node { child { … name } } }`, `depth` fields deep. */
@@ -66,16 +66,7 @@ describe('useLimits', () => {
   describe('introspection', () => {
     /** The fullest standard introspection query, its `__schema` field `copies` times under aliases. */
     const introspection = (copies: number) => {
-      const document = parse(
-        getIntrospectionQuery({
-          descriptions: true,
-          specifiedByUrl: true,
-          directiveIsRepeatable: true,
-          schemaDescription: true,
-          inputValueDeprecation: true,
-          oneOf: true,
-        }),
-      );
+      const document = parse(FULLEST_INTROSPECTION_QUERY);
       const [operation, ...fragments] = document.definitions as [OperationDefinitionNode, ...typeof document.definitions];
       const schemaField = operation.selectionSet.selections[0] as FieldNode;
       const alias = (i: number): NameNode => ({ kind: Kind.NAME, value: `copy${i}` });

@@ -1,5 +1,6 @@
 import { getIntrospectionQuery } from 'graphql';
 import { describe, expect } from 'vitest';
+import { FULLEST_INTROSPECTION_QUERY } from '../../src/plugins/use-limits.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { codes } from './harness.js';
 
@@ -11,14 +12,7 @@ const it = gatewayOverUpstream(undefined, { production: true, introspection: tru
 
 describe('introspection', () => {
   it('runs the fullest standard introspection query, as codegen and GraphiQL send it', async ({ gateway }) => {
-    const query = getIntrospectionQuery({
-      descriptions: true,
-      specifiedByUrl: true,
-      directiveIsRepeatable: true,
-      schemaDescription: true,
-      inputValueDeprecation: true,
-      oneOf: true,
-    });
+    const query = FULLEST_INTROSPECTION_QUERY;
     const answer = await gateway.graphql(query);
     expect(answer.body.errors).toBeUndefined();
     expect((answer.body.data as { __schema: { types: unknown[] } }).__schema.types.length).toBeGreaterThan(20);
