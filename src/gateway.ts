@@ -13,6 +13,7 @@ import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
+import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useJit } from './plugins/use-jit.js';
@@ -93,7 +94,10 @@ export function createGateway({
   const plugins = [
     // Before parsing, so that a cross-site simple request is refused before any work is done for it.
     useCSRFPrevention(),
-    // Parsing and validation hooks: they must refuse before anything runs or is cached as valid.
+    // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
+    // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
+    useDocumentCache(settings),
+    // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
     useLimits(settings),
     settings.introspection ? undefined : useDisableIntrospection(),
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
@@ -138,6 +142,8 @@ export function createGateway({
     context: callerContext(client, settings),
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // Replaced by useDocumentCache, which bounds what it keeps in bytes and keeps only valid documents.
+    parserAndValidationCache: false,
     logging: false,
     maskedErrors: { isDev: false },
     ...graphiqlOptions(settings.graphiql, graphiqlHeaders),

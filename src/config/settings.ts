@@ -249,6 +249,23 @@ export const SETTINGS = {
     section: 'breaker',
   }),
 
+  // The fullest introspection query is about 2 KiB and real operations a few hundred bytes; an
+  // inline 16 KiB certificate still fits. What a caller can make the gateway hold grows with it.
+  maxDocumentBytes: setting({
+    env: 'MAX_DOCUMENT_BYTES',
+    parse: bytes(1024, 1024 * 1024),
+    default: 64 * 1024,
+    doc: 'Largest GraphQL document (the query text, UTF-8), refused `LIMIT_EXCEEDED` before it is parsed.',
+    section: 'limits',
+  }),
+  // Room for hundreds of ordinary operations, each held with its syntax tree (about 400 bytes a token).
+  documentCacheBytes: setting({
+    env: 'DOCUMENT_CACHE_BYTES',
+    parse: bytes(0, 1024 * 1024 * 1024),
+    default: 16 * 1024 * 1024,
+    doc: 'Memory for documents kept parsed and validated between requests, least recently used dropped first; only valid documents are kept. `0` keeps none.',
+    section: 'limits',
+  }),
   maxDepth: setting({
     env: 'MAX_DEPTH',
     parse: wholeNumber(1, 1_000),

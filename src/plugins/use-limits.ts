@@ -76,8 +76,13 @@ export function useLimits({
   };
 }
 
+/** Per document, which Yoga keeps between requests (useDocumentCache): the walk is made once. */
+const introspecting = new WeakMap<DocumentNode, boolean>();
+
 /** Whether the document asks for `__schema` or `__type` anywhere (`__typename` is free and not introspection here). */
 function introspects(document: DocumentNode): boolean {
+  const known = introspecting.get(document);
+  if (known !== undefined) return known;
   let found = false;
   visit(document, {
     Field(node) {
@@ -86,6 +91,7 @@ function introspects(document: DocumentNode): boolean {
       return BREAK;
     },
   });
+  introspecting.set(document, found);
   return found;
 }
 

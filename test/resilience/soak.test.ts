@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Pool } from 'undici';
 import { expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { heapAfterGc } from '../support/heap.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeys, categoryRecord } from '../support/records.js';
 
@@ -26,9 +25,6 @@ const HEAP_MARGIN_BYTES = 4 * 1024 * 1024;
  * (320 of them here) would exceed it tenfold.
  */
 const SOCKET_MARGIN = 2 * CONCURRENCY;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 // The gateway forwards x-request-id, so the upstream reads from it how to misbehave.
 const it = gatewayOverUpstream(
@@ -86,10 +82,8 @@ async function run(gateway: RunningGateway, count: number): Promise<Map<string, 
 async function measure(upstream: RecordingUpstream) {
   await sleep(300);
   upstream.reset();
-  gc();
-  gc();
   return {
-    heap: process.memoryUsage().heapUsed,
+    heap: heapAfterGc(),
     sockets: process.getActiveResourcesInfo().filter((resource) => resource === 'TCPSocketWrap').length,
   };
 }
