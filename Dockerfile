@@ -2,7 +2,7 @@
 # The gateway as a container: compiled in one stage, shipped with production dependencies only,
 # run as the unprivileged "node" user. Build: docker build -t vms-graphql-gateway .
 
-# The Node LTS the image ships: the version in .node-version, which CI tests beside the machine's Node 20.
+# The Node LTS the image ships: the version in .node-version, the one the project runs and CI tests on.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

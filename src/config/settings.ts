@@ -87,7 +87,16 @@ export const SETTINGS = {
     doc: 'TCP port of `/metrics` alone, kept off the public port so that only the scraper reaches it; `0` picks a free one.',
     section: 'server',
   }),
-  host: setting({ env: 'HOST', parse: text('interface address'), default: '0.0.0.0', doc: 'Interface to listen on.', section: 'server' }),
+  // A development gateway (GraphiQL, the sandbox that takes any token, /metrics) stays on this
+  // machine; a container sets HOST itself (the Dockerfile, deploy/configmap.yaml).
+  host: setting({
+    env: 'HOST',
+    parse: text('interface address'),
+    default: ({ production }) => (production ? '0.0.0.0' : '127.0.0.1'),
+    defaultText: '`127.0.0.1`, `0.0.0.0` when `NODE_ENV=production`',
+    doc: 'Interface both ports listen on: loopback by default outside production, so that only this machine reaches the sandbox and GraphiQL.',
+    section: 'server',
+  }),
   workers: setting({
     env: 'WORKERS',
     parse: wholeNumber(1, 64),

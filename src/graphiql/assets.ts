@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
+import { graphiqlFetcher } from './fetcher.js';
 
 /** Where the assets are served; the shell page links them from here. */
 export const ASSETS_PATH = '/graphiql/';
@@ -78,7 +79,9 @@ async function buildGraphiQLAssets(): Promise<GraphiQLAssets> {
   const app = [
     `self.MonacoEnvironment={globalAPI:false,getWorkerUrl:function(_,label){return ${JSON.stringify(workerUrls)}[label];}};`,
     bundle.js,
-    ";YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),JSON.parse(document.getElementById('graphiql-options').textContent));",
+    // The options come as JSON; the fetcher, a function, is added here, and the endpoint it uses is
+    // taken out (Yoga's GraphiQL warns when given both).
+    `;(function(){var options=JSON.parse(document.getElementById('graphiql-options').textContent);var endpoint=options.endpoint||location.pathname;delete options.endpoint;options.fetcher=(${graphiqlFetcher.toString()})(endpoint);YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),options);})();`,
   ].join('\n');
   const icon = /^data:([^;,]+);base64,(.*)$/s.exec(bundle.favicon);
   const [script, stylesheet, favicon] = await Promise.all([

@@ -1,10 +1,15 @@
 import type { YogaServerOptions } from 'graphql-yoga';
 import { graphiqlAssets, graphiqlShell } from './assets.js';
 
-const EXAMPLE_QUERY = `# The first page of API keys. Sends the "Authorization: Bearer <token>" header from the Headers tab.
+// Lines of at most 60 characters: the editor shows them whole in a window of 1400 × 900 (test/clients/graphiql-browser.test.ts).
+const EXAMPLE_QUERY = `# The first page of API keys. It is sent with the
+# Authorization header of the Headers tab below.
 query ApiKeys($first: Int = 5, $after: String) {
   apiKeys(first: $first, after: $after) {
-    edges { cursor node { id name type permissions createdTime } }
+    edges {
+      cursor
+      node { id name type permissions createdTime }
+    }
     pageInfo { hasNextPage endCursor }
   }
 }
@@ -13,7 +18,11 @@ query ApiKeys($first: Int = 5, $after: String) {
 // GraphiQL ignores a tab's variables, so the example input is written inline.
 const EXAMPLE_MUTATION = `# Renames a category. Mutations are sent by POST only.
 mutation UpdateCategory {
-  updateCategory(input: { id: "cat_001", name: "Renamed in GraphiQL" }) { category { id name value updatedTime } }
+  updateCategory(
+    input: { id: "cat_001", name: "Renamed in GraphiQL" }
+  ) {
+    category { id name value updatedTime }
+  }
 }
 `;
 

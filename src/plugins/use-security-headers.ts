@@ -5,8 +5,9 @@ export const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff' } as const
 
 /**
  * GraphiQL's page holds a header editor with the caller's token: no other site may frame it
- * (clickjacking), and it runs only the gateway's own scripts and styles, which it serves as
- * static files (Monaco sets inline styles, hence 'unsafe-inline' for styles alone).
+ * (clickjacking), and it runs only the gateway's own scripts, which it serves as static files.
+ * Styles are the gateway's stylesheets and the inline `style` attributes Monaco writes at run
+ * time, hence 'unsafe-inline' for styles alone (docs/clients.md, section Browser apps, says why).
  */
 const GRAPHIQL_PAGE_HEADERS = {
   'content-security-policy': [

@@ -16,28 +16,28 @@ export interface Announcement {
  * token; it is printed as plain text outside production, never into JSON logs.
  */
 export function announce({ settings, port, metricsPort, sandboxToken, workers }: Announcement, logger: Logger): void {
-  // Plain lines for a developer, JSON for a log collector.
-  const readable = !settings.production;
-  const shown = settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : settings.host;
+  const everyInterface = settings.host === '0.0.0.0' || settings.host === '::';
+  const shown = everyInterface ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${shown}:${port}/graphql`;
-  if (!readable) {
+  const sandboxLine =
+    'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token';
+  // JSON for a log collector in production; there the sandbox is an explicit SANDBOX=true, so say loudly that any token gets in.
+  if (settings.production) {
     logger.info(
       { url, port, metricsPort, workers, graphiql: settings.graphiql, sandbox: sandboxToken !== undefined },
       'GraphQL gateway listening',
     );
-    if (sandboxToken === undefined) return;
-    // In production the sandbox is an explicit SANDBOX=true: still say loudly that any token gets in.
-    const line =
-      'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token';
-    if (settings.production) logger.warn({ sandbox: true }, line);
-    else logger.info(line);
+    if (sandboxToken !== undefined) logger.warn({ sandbox: true }, sandboxLine);
     return;
   }
+  const reach = everyInterface
+    ? `every interface (HOST=${settings.host}): other machines on the network can reach it`
+    : `HOST=${settings.host} only; set HOST=0.0.0.0 to listen on every interface`;
   console.log(
-    `GraphQL gateway listening on ${url}${settings.graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}`,
+    `GraphQL gateway listening on ${url}${settings.graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}; ${reach}.`,
   );
   if (sandboxToken !== undefined) {
-    console.log('UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data.');
+    console.log(`${sandboxLine}.`);
     console.log(`Send this header with every request (GraphiQL opens with it filled in): Authorization: Bearer ${sandboxToken}`);
   } else {
     console.log('Forwarding to the upstream set in UPSTREAM_URL.');

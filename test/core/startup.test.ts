@@ -38,7 +38,8 @@ describe('configuration', () => {
   it('has documented defaults', () => {
     expect(loadConfig({})).toMatchObject({
       port: 4000,
-      host: '0.0.0.0',
+      // Outside production only this machine reaches the sandbox, which takes any token, and GraphiQL.
+      host: '127.0.0.1',
       upstreamUrl: undefined,
       upstreamTimeoutMs: 10000,
       graphiql: true,
@@ -124,11 +125,13 @@ describe('operator mistakes stop start-up with exit status 1 and one line naming
 
 describe('start-up with the embedded sandbox', () => {
   it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
-    const main = startMain({ PORT: '0', HOST: '127.0.0.1' });
+    // No HOST: outside production the gateway listens on loopback, and says so.
+    const main = startMain({ PORT: '0' });
     running = main.child;
     const [, address] = await main.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/graphql)/);
     const [, token] = await main.waitFor(/Authorization: Bearer ([\w.-]+)/);
-    expect(main.output()).toContain('sandbox');
+    expect(main.output()).toContain('; HOST=127.0.0.1 only; set HOST=0.0.0.0 to listen on every interface.');
+    expect(main.output()).toContain('serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token.');
 
     const page = await fetch(address!, { headers: { accept: 'text/html' } });
     const html = await page.text();

@@ -95,13 +95,22 @@ describe('deploy/ manifests', () => {
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
 
-  it('ships the Node LTS of .node-version, which CI tests and package.json engines admit', () => {
+  it('ships the Node LTS of .node-version, the one Node that package.json, ./run, CI and the README name', () => {
     const lts = readFileSync(`${ROOT}.node-version`, 'utf8').trim();
     expect(lts).toMatch(/^(24|26)\.\d+\.\d+$/);
     expect(dockerfile).toContain(`ARG NODE_IMAGE=node:${lts}-bookworm-slim`);
-    expect(readFileSync(`${ROOT}.ci/run`, 'utf8')).toContain('.node-version');
-    const engines = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).engines.node as string;
-    expect(engines).toBe(`^20.19.0 || ^${lts}`);
+    const { engines, devEngines } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8'));
+    expect([engines.node, devEngines.runtime]).toEqual([`^${lts}`, { name: 'node', version: `^${lts}`, onFail: 'error' }]);
+    // ./run brings that Node; CI runs the README's test command through it.
+    expect(readFileSync(`${ROOT}run`, 'utf8')).toContain('wanted=$(cat .node-version)');
+    expect(readFileSync(`${ROOT}.ci/run`, 'utf8')).toMatch(/^\.\/run test$/m);
+    expect(readFileSync(`${ROOT}README.md`, 'utf8')).toContain(`The project runs on Node ${lts.split('.')[0]} (the version in`);
+  });
+
+  it('CI installs the Chromium the browser tests look for, by the same rule', () => {
+    // The shell's default-value expansion, as .ci/run writes it.
+    expect(readFileSync(`${ROOT}.ci/run`, 'utf8')).toContain(['"$', '{CHROMIUM_PATH:-/usr/bin/chromium}"'].join(''));
+    expect(readFileSync(`${ROOT}test/support/browser.ts`, 'utf8')).toContain("process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'");
   });
 
   it('builds in stages, ships production dependencies only and runs as a non-root user', () => {
