@@ -127,3 +127,32 @@ export const nameList = z
 
 /** What a client name or version may look like to be shown at all: a plain short token. */
 export const CLIENT_NAME = /^[A-Za-z0-9._@/-]{1,64}$/;
+
+/**
+ * A Redis address: `redis://` or `rediss://` (TLS), a host, an optional user and password and an
+ * optional database number as the path (`rediss://:secret@cache.internal:6380/2`). Its password is
+ * never shown: not in an error, a log line or docs/configuration.md.
+ */
+export const redisUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d{0,2})?$/.test(url.pathname) && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be a redis:// or rediss:// URL with a host, and at most a database number as its path')
+  .transform((value) => new URL(value))
+  .describe('`redis://` or `rediss://` URL, user, password and database optional');
+
+/** A prefix for every key the gateway writes, e.g. `vms-gateway:`. */
+export const keyPrefix = z
+  .string()
+  .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits and : . _ -')
+  .describe('1–64 of `A-Z a-z 0-9 : . _ -`');
+
+/** A length of time in whole seconds, written in milliseconds (`60000`): what a counter's window can be. */
+export const wholeSeconds = (min: number, max: number) =>
+  milliseconds(min, max).refine((ms) => ms % 1000 === 0, 'must be a whole number of seconds, written in milliseconds (60000 for a minute)');
+

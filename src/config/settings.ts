@@ -10,10 +10,13 @@ import {
   nameList,
   oneOf,
   originList,
+  keyPrefix,
   pathList,
+  redisUrl,
   text,
   upstreamBaseUrl,
   wholeNumber,
+  wholeSeconds,
 } from './parsers.js';
 
 /** The headings of docs/configuration.md, in order. */
@@ -23,6 +26,7 @@ export const SECTIONS = {
   breaker: 'Circuit breaker',
   limits: 'Operation limits',
   clients: 'Clients and browsers',
+  state: 'Shared state: read cache, rate limits, persisted queries',
   operations: 'Logs and traces',
 } as const;
 
@@ -386,6 +390,70 @@ export const SETTINGS = {
     default: false,
     doc: 'Answer `Access-Control-Allow-Credentials: true` to listed origins, for apps whose HTTP client sends `credentials: include`; never with `CORS_ORIGINS=*`. Cookies still authenticate nothing.',
     section: 'clients',
+  }),
+
+  redisUrl: setting({
+    env: 'REDIS_URL',
+    parse: redisUrl,
+    default: undefined,
+    defaultText: 'unset: every store in this process',
+    doc: 'Where the read cache, the persisted queries and the rate-limit counters live, shared by every replica and worker ([shared state](shared-state.md)). Its password is never logged.',
+    section: 'state',
+  }),
+  redisKeyPrefix: setting({
+    env: 'REDIS_KEY_PREFIX',
+    parse: keyPrefix,
+    default: 'vms-gateway:',
+    doc: 'Prefix of every key the gateway writes to Redis, so that several deployments can share one.',
+    section: 'state',
+  }),
+  // Redis answers in well under a millisecond on a healthy network: a command that takes longer than
+  // this is a Redis in trouble, and the request goes on without it.
+  redisCommandTimeoutMs: setting({
+    env: 'REDIS_COMMAND_TIMEOUT_MS',
+    parse: milliseconds(1, 10_000),
+    default: 100,
+    doc: 'Longest wait for one Redis command; past it the store answers as if Redis were down (a cache miss, the counter of this replica).',
+    section: 'state',
+  }),
+  // Off by default: the upstream changes behind the gateway's back (an admin console, another app),
+  // and every second of time to live is a second a caller may see a list that is no longer true.
+  cacheTtlMs: setting({
+    env: 'CACHE_TTL_MS',
+    parse: milliseconds(0, 3_600_000),
+    default: 0,
+    doc: 'How long a caller’s read is answered again from the cache, without an upstream call; `0` turns the cache off. Each caller has its own entries; a mutation drops its caller’s.',
+    section: 'state',
+  }),
+  cacheBytes: setting({
+    env: 'CACHE_BYTES',
+    parse: bytes(1024 * 1024, 1024 * 1024 * 1024),
+    default: 32 * 1024 * 1024,
+    doc: 'Memory for cached answers when they are kept in this process (no `REDIS_URL`), least recently used dropped first; an answer above a 64th of it is not cached.',
+    section: 'state',
+  }),
+  // Ten operations a second, sustained over a minute, with the whole minute's worth as a burst: far
+  // above what a person's browser sends, far below what a runaway loop does.
+  rateLimitOperations: setting({
+    env: 'RATE_LIMIT_OPERATIONS',
+    parse: wholeNumber(0, 1_000_000),
+    default: 600,
+    doc: 'Operations one caller may send per window (every operation of a batch counts); more is answered 429 `RATE_LIMITED`. `0` turns the limit off.',
+    section: 'state',
+  }),
+  rateLimitWindowMs: setting({
+    env: 'RATE_LIMIT_WINDOW_MS',
+    parse: wholeSeconds(1_000, 3_600_000),
+    default: 60_000,
+    doc: 'The window `RATE_LIMIT_OPERATIONS` counts over, in whole seconds.',
+    section: 'state',
+  }),
+  trustProxyHops: setting({
+    env: 'TRUST_PROXY_HOPS',
+    parse: wholeNumber(0, 10),
+    default: 0,
+    doc: 'Proxies in front of the gateway whose `X-Forwarded-For` entries are believed; a caller without a token is told apart by the address that many hops back (`0`: the connection’s own address).',
+    section: 'state',
   }),
 
   logLevel: setting({

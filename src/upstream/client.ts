@@ -6,6 +6,7 @@ import { type BreakerState, UpstreamBreaker } from './breaker.js';
 import { type CallLimits, CallTimer } from './call-timer.js';
 import { deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
 import { type CallerIdentity, httpRequestOf, type UpstreamRequest } from './http-request.js';
+import { InFlightReads } from './in-flight-reads.js';
 import { retryInterceptor, retryPolicy } from './retry.js';
 
 export type { Envelope } from './answer.js';
@@ -50,7 +51,8 @@ export interface UpstreamCall {
  * and turns every failure into an `UpstreamFailure`. Redirects are not followed (undici's default),
  * so the token never leaves UPSTREAM_URL's origin; a 3xx is answered as an error.
  *
- * A call passes through, outside in: `around` (the trace span), the observation (`onCall`), the
+ * Identical GETs of one caller in flight at once share one call (`InFlightReads`). A call passes
+ * through, outside in: `around` (the trace span), the observation (`onCall`), the
  * deadline check and the breaker, then `#exchange`: the HTTP request (`httpRequestOf`), its one
  * timer (`CallTimer`), the retrying dispatcher, the answer (`readAnswer`) and its envelope
  * (`envelopeOf`).
@@ -63,6 +65,8 @@ export class UpstreamClient {
   readonly #settings: UpstreamSettings;
   readonly #onCall: UpstreamClientOptions['onCall'];
   readonly #around: UpstreamClientOptions['around'];
+  /** GETs in flight, so that identical ones of one caller share a call. */
+  readonly #reads = new InFlightReads<UpstreamReply>();
 
   constructor({ settings, connections = 128, onCall, around }: UpstreamClientOptions) {
     const { upstreamTimeoutMs, upstreamMaxBytes } = settings;
@@ -94,6 +98,14 @@ export class UpstreamClient {
 
   /** Sends one call for `caller`, within `limits`; resolves with the envelope, or rejects with an UpstreamFailure. */
   request(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits = {}): Promise<UpstreamReply> {
+    if (request.method !== 'GET') return this.#traced(request, caller, limits);
+    // The caller's own credential is part of the key: reads are never shared across callers.
+    const key = JSON.stringify([caller.authorization, request.route, request.params, request.query]);
+    const { signal, ...bounds } = limits;
+    return this.#reads.join(key, (shared) => this.#traced(request, caller, { ...bounds, signal: shared }), signal);
+  }
+
+  #traced(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits): Promise<UpstreamReply> {
     const send = (traceHeaders: Record<string, string>) => this.#observed(request, caller, limits, traceHeaders);
     return this.#around ? this.#around(request, send) : send({});
   }

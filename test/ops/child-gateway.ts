@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -80,15 +79,4 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
   }
   const port = lines.find((line) => line.msg === 'GraphQL gateway listening')!.port as number;
   return { child, port, metricsPort, lines, other, exited, waitFor };
-}
-
-/** A port that was free a moment ago on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import { type DocumentNode, GraphQLError, getOperationAST, Kind } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { isBearer } from '../context.js';
+import { ErrorCode } from '../errors.js';
+import { callerKey } from '../state/caller-key.js';
+import type { OperationLimiter, RateDecision } from '../state/operation-limiter.js';
+
+export interface RateLimitOptions {
+  /** The counters: in this process or in Redis (src/state/). */
+  limiter: OperationLimiter;
+  /** Proxies whose `X-Forwarded-For` entries are believed (TRUST_PROXY_HOPS). @default 0 */
+  trustProxyHops?: number;
+}
+
+/** Text that may belong to an introspection query, which is never limited: such an operation is decided once it is parsed. */
+const MAY_INTROSPECT = /__(schema|type)\b/;
+
+/**
+ * At most RATE_LIMIT_OPERATIONS operations per caller in each RATE_LIMIT_WINDOW_MS, every operation
+ * of a batch counting, decided before anything is parsed or sent upstream: a refusal is HTTP 429
+ * with an integer `Retry-After`, the RateLimit headers and `RATE_LIMITED` with `retryAfter` (the code
+ * an upstream 429 gets). A caller is the hash of its Bearer credential, or without one its address
+ * (`trustProxyHops` back along `X-Forwarded-For`).
+ *
+ * Introspection is never limited: an operation whose text may introspect is counted like any other,
+ * but refused only once parsing shows that it asks for more than `__schema`, `__type` and
+ * `__typename`. `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
+ */
+export function useRateLimit({ limiter, trustProxyHops = 0 }: RateLimitOptions): Plugin {
+  /** Refusals left for the parsed document to confirm, by the operation's context. */
+  const pending = new WeakMap<object, RateDecision>();
+  return {
+    onParams: async ({ params, request, context }) => {
+      const caller = callerOf(request, context as { req?: IncomingMessage }, trustProxyHops);
+      const decision = await limiter.take(caller, 1);
+      if (decision.allowed) return;
+      if (typeof params.query === 'string' && MAY_INTROSPECT.test(params.query)) pending.set(context, decision);
+      else throw rateLimited(decision);
+    },
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const decision = pending.get(args.contextValue);
+      if (!decision || introspectsOnly(args.document, args.operationName)) return;
+      setResultAndStopExecution({ errors: [rateLimited(decision)] });
+    },
+  };
+}
+
+/** Whose allowance a request takes from: a hash of its Bearer credential, or its address. */
+function callerOf(request: Request, context: { req?: IncomingMessage }, trustProxyHops: number): string {
+  const authorization = request.headers.get('authorization');
+  if (isBearer(authorization)) return callerKey(authorization);
+  const forwarded = (request.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  // Each trusted proxy appended the address it saw; the entries before those are the client's to forge.
+  const address = trustProxyHops > 0 ? forwarded.at(-trustProxyHops) : undefined;
+  return `address:${address ?? context.req?.socket.remoteAddress ?? 'unknown'}`;
+}
+
+function introspectsOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operation = getOperationAST(document, operationName);
+  return (
+    operation?.operation === 'query' &&
+    operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'))
+  );
+}
+
+function rateLimited({ limit, resetSeconds }: RateDecision): GraphQLError {
+  return new GraphQLError(
+    `Too many operations: at most ${limit} per caller in each window (RATE_LIMIT_OPERATIONS). Retry after ${resetSeconds} s.`,
+    {
+      extensions: {
+        code: ErrorCode.RATE_LIMITED,
+        retryAfter: resetSeconds,
+        http: {
+          status: 429,
+          headers: {
+            'retry-after': String(resetSeconds),
+            'ratelimit-limit': String(limit),
+            'ratelimit-remaining': '0',
+            'ratelimit-reset': String(resetSeconds),
+          },
+        },
+      },
+    },
+  );
+}

@@ -1,0 +1,109 @@
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { StoreFailures } from './store-failures.js';
+
+/**
+ * Answers to reads, per caller. `caller` is a `callerKey`, `request` a hash of what was asked; an
+ * answer is found again only by the same caller for the same request within its time to live, and
+ * `dropCaller` forgets every answer of one caller at once (a mutation of theirs).
+ */
+export interface ResponseCache {
+  get(caller: string, request: string): Promise<string | undefined>;
+  set(caller: string, request: string, body: string, ttlMs: number): Promise<void>;
+  dropCaller(caller: string): Promise<void>;
+}
+
+interface Answer {
+  body: string;
+  /** Date.now() time. */
+  expires: number;
+}
+
+/**
+ * The answers in this process's memory, grouped by caller so that dropping one caller's answers is
+ * one delete: at most `maxBytes` in all, the least recently used caller's answers dropped first, and
+ * no answer above a 64th of it.
+ */
+export class InProcessResponseCache implements ResponseCache {
+  readonly #callers: LRUCache<string, Map<string, Answer>>;
+  readonly #maxEntryBytes: number;
+
+  constructor(maxBytes: number) {
+    this.#maxEntryBytes = Math.floor(maxBytes / 64);
+    this.#callers = new LRUCache<string, Map<string, Answer>>({ maxSize: maxBytes, sizeCalculation: sizeOf });
+  }
+
+  async get(caller: string, request: string): Promise<string | undefined> {
+    const answer = this.#callers.get(caller)?.get(request);
+    return answer && answer.expires > Date.now() ? answer.body : undefined;
+  }
+
+  async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
+    if (2 * body.length > this.#maxEntryBytes) return;
+    const now = Date.now();
+    const answers = this.#callers.get(caller) ?? new Map<string, Answer>();
+    for (const [key, { expires }] of answers) if (expires <= now) answers.delete(key);
+    answers.set(request, { body, expires: now + ttlMs });
+    // Set again, so that the cache measures the caller's answers as they now are.
+    this.#callers.set(caller, answers);
+  }
+
+  async dropCaller(caller: string): Promise<void> {
+    this.#callers.delete(caller);
+  }
+}
+
+/** The heap one caller's answers hold: their text, two bytes a character at most, and their keys. */
+function sizeOf(answers: Map<string, Answer>, caller: string): number {
+  let bytes = 2 * caller.length + 100;
+  for (const [request, { body }] of answers) bytes += 2 * (request.length + body.length) + 100;
+  return bytes;
+}
+
+/**
+ * The answers in Redis: one hash per caller (`<prefix>cache:<caller>`), a field per request holding
+ * when it was stored and the answer, so that a read is one command and dropping a caller's answers
+ * is one DEL. The hash lives as long as its newest answer; an older answer past its own time to live
+ * is not served. Any failure is a miss.
+ */
+export class RedisResponseCache implements ResponseCache {
+  constructor(
+    readonly redis: Redis,
+    readonly prefix: string,
+    readonly failures: StoreFailures,
+  ) {}
+
+  async get(caller: string, request: string): Promise<string | undefined> {
+    let stored: string | null;
+    try {
+      stored = await this.redis.hget(this.#key(caller), request);
+    } catch (error) {
+      this.failures.record('responseCache', error);
+      return undefined;
+    }
+    if (stored === null) return undefined;
+    const newline = stored.indexOf('\n');
+    return Number(stored.slice(0, newline)) > Date.now() ? stored.slice(newline + 1) : undefined;
+  }
+
+  async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
+    const key = this.#key(caller);
+    try {
+      await this.redis.multi().hset(key, request, `${Date.now() + ttlMs}\n${body}`).pexpire(key, ttlMs).exec();
+    } catch (error) {
+      this.failures.record('responseCache', error);
+    }
+  }
+
+  async dropCaller(caller: string): Promise<void> {
+    try {
+      await this.redis.del(this.#key(caller));
+    } catch (error) {
+      this.failures.record('responseCache', error);
+    }
+  }
+
+  #key(caller: string) {
+    return `${this.prefix}cache:${caller}`;
+  }
+}

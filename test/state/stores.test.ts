@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSettings } from '../../src/config/settings.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { callerKey } from '../../src/state/caller-key.js';
+import { openSharedState, type SharedState } from '../../src/state/shared-state.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+
+/**
+ * One contract for each store, run against both of its implementations: in this process (no
+ * REDIS_URL) and in a real redis-server. What differs between the two (sharing across replicas,
+ * Redis failing) is tested below, on Redis alone.
+ */
+const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheBytes: 1024 * 1024 };
+const open = (redisUrl?: URL) => openSharedState({ ...settings, redisUrl }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
+
+const alice = callerKey('Bearer alice-token');
+const bob = callerKey('Bearer bob-token');
+
+function contract(name: string, make: () => Promise<{ state: SharedState; close(): Promise<void> }>) {
+  describe(name, () => {
+    let state: SharedState;
+    let close: () => Promise<void>;
+    beforeAll(async () => ({ state, close } = await make()));
+    afterAll(() => close());
+
+    it('response cache: a caller finds its own answer again, another caller never does', async () => {
+      expect(await state.responseCache.get(alice, 'r1')).toBeUndefined();
+      await state.responseCache.set(alice, 'r1', '{"data":{"a":1}}', 60_000);
+      expect(await state.responseCache.get(alice, 'r1')).toBe('{"data":{"a":1}}');
+      expect(await state.responseCache.get(bob, 'r1')).toBeUndefined();
+      expect(await state.responseCache.get(alice, 'r2')).toBeUndefined();
+    });
+
+    it('response cache: an answer is gone after its time to live', async () => {
+      await state.responseCache.set(alice, 'short', 'x', 50);
+      expect(await state.responseCache.get(alice, 'short')).toBe('x');
+      await sleep(120);
+      expect(await state.responseCache.get(alice, 'short')).toBeUndefined();
+    });
+
+    it("response cache: dropping a caller's answers leaves the others'", async () => {
+      await state.responseCache.set(alice, 'd1', 'a', 60_000);
+      await state.responseCache.set(bob, 'd1', 'b', 60_000);
+      await state.responseCache.dropCaller(alice);
+      expect([await state.responseCache.get(alice, 'd1'), await state.responseCache.get(bob, 'd1')]).toEqual([undefined, 'b']);
+    });
+
+    it('persisted queries: a document is found by its hash once registered', async () => {
+      expect(await state.persistedQueries.get('h1')).toBeUndefined();
+      await state.persistedQueries.set('h1', '{ __typename }');
+      expect(await state.persistedQueries.get('h1')).toBe('{ __typename }');
+    });
+
+    it('operation limits: a caller may take its allowance, a batch counting each operation, then is refused until the window ends', async () => {
+      const limiter = state.operationLimiter!;
+      const carol = callerKey(`Bearer carol-${name}`);
+      expect(await limiter.take(carol, 3)).toEqual({ allowed: true, limit: 5, remaining: 2, resetSeconds: 60 });
+      expect(await limiter.take(carol, 2)).toMatchObject({ allowed: true, remaining: 0 });
+      const refused = await limiter.take(carol, 1);
+      expect(refused).toMatchObject({ allowed: false, limit: 5, remaining: 0 });
+      expect(refused.resetSeconds).toBeGreaterThanOrEqual(59);
+      expect(refused.resetSeconds).toBeLessThanOrEqual(60);
+      // Another caller has an allowance of its own.
+      expect(await limiter.take(callerKey(`Bearer dave-${name}`), 1)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+  });
+}
+
+contract('in process', async () => {
+  const state = open();
+  return { state, close: () => state.close() };
+});
+
+describeWithRedis('in Redis', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis.close());
+  contract('the same contract', async () => {
+    const state = open(new URL(redis.url));
+    await state.connected();
+    return { state, close: () => state.close() };
+  });
+});
+
+describeWithRedis('in Redis, what only Redis does', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis({ password: 'a password with spaces' });
+  });
+  afterAll(() => redis.close());
+
+  const connected = async () => {
+    const state = open(new URL(redis.url));
+    await state.connected();
+    return state;
+  };
+
+  it('is shared by every replica: what one stores or counts, the other sees, and two enforce one limit', async () => {
+    const [one, two] = [await connected(), await connected()];
+    try {
+      await one.responseCache.set(alice, 'shared', 'answer', 60_000);
+      await one.persistedQueries.set('shared-hash', '{ __typename }');
+      expect([await two.responseCache.get(alice, 'shared'), await two.persistedQueries.get('shared-hash')]).toEqual([
+        'answer',
+        '{ __typename }',
+      ]);
+      const erin = callerKey('Bearer erin-token');
+      for (let i = 0; i < 5; i++) expect((await (i % 2 ? one : two).operationLimiter!.take(erin, 1)).allowed).toBe(true);
+      expect((await one.operationLimiter!.take(erin, 1)).allowed).toBe(false);
+      expect((await two.operationLimiter!.take(erin, 1)).allowed).toBe(false);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('holds no token, in a key or a value, and writes every key under the prefix', async () => {
+    const state = await connected();
+    const { Redis } = await import('ioredis');
+    const inspector = new Redis(redis.url);
+    try {
+      const token = 'Bearer frank-secret-token';
+      await state.responseCache.set(callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
+      await state.operationLimiter!.take(callerKey(token), 1);
+      const keys = await inspector.keys('*');
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.filter((key) => !key.startsWith(settings.redisKeyPrefix))).toEqual([]);
+      const values = await Promise.all(
+        keys.map(async (key) => ((await inspector.type(key)) === 'hash' ? inspector.hgetall(key) : inspector.get(key))),
+      );
+      const everything = JSON.stringify([keys, values]);
+      expect(everything).toContain('apiKeys');
+      expect(everything).not.toContain('frank-secret-token');
+    } finally {
+      inspector.disconnect();
+      await state.close();
+    }
+  });
+});
+
+describeWithRedis('in Redis, when Redis fails', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis.close());
+
+  /** Log lines, as JSON. */
+  function capturingState() {
+    const lines: Array<Record<string, unknown>> = [];
+    const registry = new Registry();
+    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    const state = openSharedState({ ...settings, redisUrl: new URL(redis.url) }, { logger, registry });
+    const errors = async () => (await registry.getSingleMetric('gateway_shared_state_errors_total')!.get()).values;
+    return { state, lines, errors };
+  }
+
+  it('down: every store answers at once, as a miss or from this replica, counts it, warns once, and sharing resumes when it is back', async () => {
+    const { state, lines, errors } = capturingState();
+    await state.connected();
+    await redis.kill();
+    const started = performance.now();
+    expect(await state.responseCache.get(alice, 'r')).toBeUndefined();
+    await state.responseCache.set(alice, 'r', 'x', 60_000);
+    expect(await state.persistedQueries.get('h')).toBeUndefined();
+    // The counter of this replica takes over: the caller still has a limit.
+    const gina = callerKey('Bearer gina-token');
+    for (let i = 0; i < 5; i++) expect((await state.operationLimiter!.take(gina, 1)).allowed).toBe(true);
+    expect((await state.operationLimiter!.take(gina, 1)).allowed).toBe(false);
+    expect(performance.now() - started).toBeLessThan(settings.redisCommandTimeoutMs * 10);
+    expect(Object.fromEntries((await errors()).map(({ labels, value }) => [labels.store, value]))).toEqual({
+      responseCache: 2,
+      persistedQueries: 1,
+      rateLimits: 6,
+    });
+    // One warning per store, not one per failure; no address in it.
+    expect(lines.map(({ store, msg }) => [store, msg])).toEqual([
+      ['responseCache', 'shared state: Redis failed a command; answered without it'],
+      ['persistedQueries', 'shared state: Redis failed a command; answered without it'],
+      ['rateLimits', 'shared state: Redis failed a command; answered without it'],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(String(redis.port));
+
+    await redis.restart();
+    await state.connected();
+    await state.persistedQueries.set('back', '{ __typename }');
+    expect(await state.persistedQueries.get('back')).toBe('{ __typename }');
+    await state.close();
+  });
+
+  it('frozen: a command that gets no answer gives up after REDIS_COMMAND_TIMEOUT_MS', async () => {
+    const { state, errors } = capturingState();
+    await state.connected();
+    redis.freeze();
+    try {
+      const started = performance.now();
+      expect(await state.responseCache.get(alice, 'r')).toBeUndefined();
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(settings.redisCommandTimeoutMs - 5);
+      expect(waited).toBeLessThan(settings.redisCommandTimeoutMs * 10);
+      expect((await errors()).map(({ value }) => value)).toEqual([1]);
+    } finally {
+      redis.thaw();
+      await state.close();
+    }
+  });
+});
