@@ -84,6 +84,20 @@ module.exports = {
       to: { path: '^src/(?!sandbox/|upstream/records\\.ts$)' },
     },
     {
+      name: 'only-the-shared-state-knows-redis',
+      comment: 'One module owns the Redis client, its timeouts, keys and failures (../shared/design/shared-state.md); the others hold stores.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/state/' },
+      to: { path: 'node_modules/(ioredis|rate-limiter-flexible)/' },
+    },
+    {
+      name: 'shared-state-sits-below-plugins',
+      comment: 'The stores serve plugins and the gateway; they know no plugin, schema or server.',
+      severity: 'error',
+      from: { path: '^src/state/' },
+      to: { path: '^src/(plugins|server|schema|sandbox|upstream)/|^src/graphiql/|^src/(gateway|main|context|cors)\\.ts$' },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       from: {},

@@ -1,11 +1,12 @@
 // The gateway under test, started by the same function as `npm start` (src/server/start.ts),
-// with production's defaults, against the upstream named in UPSTREAM_URL. With BENCH_ALLOCATIONS=DIR it also
+// configured by environment variables, against the upstream named in UPSTREAM_URL. With BENCH_ALLOCATIONS=DIR it also
 // samples every allocation (those the garbage collector has freed included) and writes the
 // profile to DIR when the benchmark lets it go: `npm run bench -- --allocations DIR`.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
+import { loadSettings } from '../src/config/load.js';
 import { startGateway } from '../src/server/start.js';
 import { reportToParent } from './probe.js';
 
@@ -32,12 +33,10 @@ function sampleAllocations(dir: string): () => Promise<void> {
 
 const writeAllocations = process.env.BENCH_ALLOCATIONS ? sampleAllocations(process.env.BENCH_ALLOCATIONS) : undefined;
 
-// Production's defaults (no GraphiQL, introspection or CORS), as a deployment runs.
-const running = await startGateway({
-  production: true,
-  upstreamUrl: new URL(process.env.UPSTREAM_URL!),
-  host: '127.0.0.1',
-  port: 0,
-  metricsPort: 0,
-});
+// Configured by its environment, as a deployment is: production's defaults (no GraphiQL,
+// introspection or CORS), the upstream the benchmark runs, ports it picks, and unless a row says
+// otherwise a rate limit that no run reaches, so that its check is measured and never refuses.
+const running = await startGateway(
+  loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0' }),
+);
 reportToParent(running.port, writeAllocations);

@@ -8,6 +8,7 @@ import { graphiqlOptions } from './graphiql/options.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
+import type { CacheOutcome } from './observability/request-summary.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
@@ -18,10 +19,12 @@ import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
+import { useRateLimit } from './plugins/use-rate-limit.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
+import { useResponseCache } from './plugins/use-response-cache.js';
 import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-headers.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
@@ -30,6 +33,7 @@ import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { schema, subgraphSchema } from './schema/index.js';
+import { openSharedState } from './state/shared-state.js';
 import { UpstreamClient } from './upstream/client.js';
 
 /** What only a program can give a gateway; every other option is a setting of docs/configuration.md. */
@@ -88,6 +92,8 @@ export function createGateway({
     around: tracer ? traceUpstreamCall(tracer) : undefined,
   });
   watchUpstream(metrics, client);
+  const state = openSharedState(settings, { logger, registry: metrics.registry });
+  const cacheOutcomes = new WeakMap<object, CacheOutcome>();
 
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
   // line says why its plugin stands where it does; what it does is its own docblock's business.
@@ -108,11 +114,16 @@ export function createGateway({
     useRequestId(),
     // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
     useRequestSummary({
-      onSummary: (summary) => {
-        logLine(summary);
-        metrics.observeRequest(summary);
+      onSummary: (summary, context) => {
+        const cache = context && cacheOutcomes.get(context);
+        // Only queries are cached: a hit is one, though it never ran.
+        const full = cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary;
+        logLine(full);
+        metrics.observeRequest(full);
       },
     }),
+    // The first onParams hook: every operation counts, even one refused for its size, before anything is parsed.
+    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, trustProxyHops: settings.trustProxyHops }) : undefined,
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // onRequest answers, before any GraphQL work: the request never reaches parsing.
@@ -121,6 +132,14 @@ export function createGateway({
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
     trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries(settings),
+    // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
+    settings.cacheTtlMs > 0
+      ? useResponseCache({
+          cache: state.responseCache,
+          cacheTtlMs: settings.cacheTtlMs,
+          onLookup: (context, outcome) => cacheOutcomes.set(context, outcome),
+        })
+      : undefined,
     // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.
     useJit(),
     // Adds the further errors of one upstream answer after useUpstreamShapeErrors has named the others.
@@ -158,6 +177,9 @@ export function createGateway({
     yoga,
     metrics,
     headersBeforeYoga: (origin) => ({ ...cors.headersFor(origin), ...SECURITY_HEADERS }),
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      await state.close();
+    },
   };
 }

@@ -138,7 +138,13 @@ export const redisUrl = z
   .refine((value) => {
     try {
       const url = new URL(value);
-      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d{0,2})?$/.test(url.pathname) && !url.search && !url.hash;
+      return (
+        (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
+        url.hostname !== '' &&
+        /^(\/\d{0,2})?$/.test(url.pathname) &&
+        !url.search &&
+        !url.hash
+      );
     } catch {
       return false;
     }
@@ -155,4 +161,3 @@ export const keyPrefix = z
 /** A length of time in whole seconds, written in milliseconds (`60000`): what a counter's window can be. */
 export const wholeSeconds = (min: number, max: number) =>
   milliseconds(min, max).refine((ms) => ms % 1000 === 0, 'must be a whole number of seconds, written in milliseconds (60000 for a minute)');
-

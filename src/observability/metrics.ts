@@ -60,6 +60,12 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
     labelNames: upstreamLabels,
     registers: [registry],
   });
+  const cacheLookups = new Counter({
+    name: 'gateway_response_cache_total',
+    help: 'Operations the read cache looked up, by outcome: hit, miss, bypass (Cache-Control: no-cache).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const callSeconds = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Time from sending an upstream request to its last body byte.',
@@ -70,8 +76,10 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
   // Only a name vouched for takes one of the label slots: an operation that ran for a token the
   // upstream accepted (it answered anything but 401 or 403), or a trusted document. Junk names sent
   // without a token count as `other`.
-  const vouched = ({ executed, upstreamStatuses }: RequestSummary) =>
-    executed && (namesAreTrusted || upstreamStatuses.some((status) => status !== undefined && status !== 401 && status !== 403));
+  // A cache hit is an answer the upstream gave this very caller within the time to live.
+  const vouched = ({ executed, upstreamStatuses, cache }: RequestSummary) =>
+    cache === 'hit' ||
+    (executed && (namesAreTrusted || upstreamStatuses.some((status) => status !== undefined && status !== 401 && status !== 403)));
   const operationNames = boundedLabels(MAX_OPERATION_NAMES);
   const operationName = (summary: RequestSummary): string => {
     const name = summary.operationName;
@@ -103,6 +111,7 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
       };
       requests.inc(labels);
       requestSeconds.observe(labels, summary.durationMs / 1000);
+      if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
     },
     observeUpstreamCall(call) {
       const labels = {

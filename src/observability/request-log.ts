@@ -19,6 +19,7 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
         upstreamCalls: summary.upstreamCalls,
         outcome: summary.outcome,
         errorCodes: summary.errorCodes,
+        ...(summary.cache ? { cache: summary.cache } : {}),
       },
       'graphql request',
     );

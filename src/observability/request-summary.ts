@@ -2,6 +2,9 @@ import type { ClientIdentity } from './client-identity.js';
 
 type Outcome = 'ok' | 'partial' | 'error';
 
+/** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
+export type CacheOutcome = 'hit' | 'miss' | 'bypass';
+
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {
   requestId: string;
@@ -21,6 +24,8 @@ export interface RequestSummary {
   executed: boolean;
   /** The HTTP status each of its upstream calls got, in order; undefined where no answer came. */
   upstreamStatuses: ReadonlyArray<number | undefined>;
+  /** What the read cache did; absent when it had no say (off, a request without a token, a refusal before it). */
+  cache?: CacheOutcome;
   /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */

@@ -11,6 +11,8 @@ interface Operation {
   operationName?: string | undefined;
   operationType?: RequestSummary['operationType'];
   context?: Partial<CallerContext>;
+  /** The context the operation's parameters came with, which the one it executes with extends. */
+  paramsContext?: object;
   hasData: boolean;
   errorCodes: string[];
 }
@@ -25,8 +27,12 @@ interface Tracked {
 const operation = (): Operation => ({ hasData: false, errorCodes: [] });
 
 export interface RequestSummaryOptions {
-  /** Called once per operation, when its response is ready: the log line and the metrics. */
-  onSummary: (summary: RequestSummary) => void;
+  /**
+   * Called once per operation, when its response is ready: the log line and the metrics. `context`
+   * is the operation's GraphQL context, for what other plugins learnt of it; undefined when the
+   * request was refused before it had one.
+   */
+  onSummary: (summary: RequestSummary, context: object | undefined) => void;
 }
 
 /**
@@ -56,7 +62,9 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       // Only a batch marks its operations' contexts; a single operation is index 0.
       const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
       if (record.batch) batchIndexes.set(context, index);
-      if (params.operationName) record.operations[index]!.operationName = params.operationName;
+      const tracked = record.operations[index]!;
+      tracked.paramsContext = context;
+      if (params.operationName) tracked.operationName = params.operationName;
     },
     onExecute: ({ args }) => {
       const record = records.get(args.contextValue.request);
@@ -93,20 +101,23 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       record.operations.forEach((tracked, index) => {
         const failed = tracked.errorCodes.length > 0 || response.status >= 400;
         const statuses = tracked.context?.caller?.upstreamStatuses ?? [];
-        onSummary({
-          requestId,
-          client,
-          ...(size === undefined ? {} : { batch: { index, size } }),
-          operationName: tracked.operationName,
-          operationType: tracked.operationType,
-          status: response.status,
-          durationMs,
-          upstreamCalls: statuses.length,
-          executed: tracked.context !== undefined,
-          upstreamStatuses: statuses,
-          outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
-          errorCodes: tracked.errorCodes,
-        });
+        onSummary(
+          {
+            requestId,
+            client,
+            ...(size === undefined ? {} : { batch: { index, size } }),
+            operationName: tracked.operationName,
+            operationType: tracked.operationType,
+            status: response.status,
+            durationMs,
+            upstreamCalls: statuses.length,
+            executed: tracked.context !== undefined,
+            upstreamStatuses: statuses,
+            outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
+            errorCodes: tracked.errorCodes,
+          },
+          tracked.paramsContext,
+        );
       });
     },
   };

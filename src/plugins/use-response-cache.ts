@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
+import type { CacheOutcome } from '../observability/request-summary.js';
 import { callerKey } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
 
@@ -10,12 +11,9 @@ export interface ResponseCacheOptions {
   cache: ResponseCache;
   /** How long an answer is served again (CACHE_TTL_MS); 0 turns the cache off. */
   cacheTtlMs: number;
-  /** Told, per operation, whether the answer came from the cache: for the log line and the metrics. */
+  /** Told, per operation, whether the answer came from the cache: for the log line and the metrics. @default none */
   onLookup?: (context: object, outcome: CacheOutcome) => void;
 }
-
-/** `hit`: answered from the cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer. */
-export type CacheOutcome = 'hit' | 'miss' | 'bypass';
 
 /**
  * A per-caller read cache in front of the whole pipeline. A query that the same caller (the hash of

@@ -30,7 +30,10 @@ export interface LimiterSettings {
  * enforce one limit, not two. While Redis fails (or is not connected: nothing waits for it), each
  * replica counts in its own memory instead, and the failure is reported.
  */
-export function operationLimiter(settings: LimiterSettings, shared?: { redis: Redis; prefix: string; failures: StoreFailures }): OperationLimiter {
+export function operationLimiter(
+  settings: LimiterSettings,
+  shared?: { redis: Redis; prefix: string; failures: StoreFailures },
+): OperationLimiter {
   const options = { points: settings.rateLimitOperations, duration: settings.rateLimitWindowMs / 1000 };
   const memory = new RateLimiterMemory(options);
   const redis =

@@ -89,7 +89,11 @@ export class RedisResponseCache implements ResponseCache {
   async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
     const key = this.#key(caller);
     try {
-      await this.redis.multi().hset(key, request, `${Date.now() + ttlMs}\n${body}`).pexpire(key, ttlMs).exec();
+      await this.redis
+        .multi()
+        .hset(key, request, `${Date.now() + ttlMs}\n${body}`)
+        .pexpire(key, ttlMs)
+        .exec();
     } catch (error) {
       this.failures.record('responseCache', error);
     }

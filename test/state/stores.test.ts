@@ -13,7 +13,8 @@ import { describeWithRedis, type RedisServer, startRedis } from '../support/redi
  * Redis failing) is tested below, on Redis alone.
  */
 const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheBytes: 1024 * 1024 };
-const open = (redisUrl?: URL) => openSharedState({ ...settings, redisUrl }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
+const open = (redisUrl?: URL) =>
+  openSharedState({ ...settings, redisUrl }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
 
 const alice = callerKey('Bearer alice-token');
 const bob = callerKey('Bearer bob-token');

@@ -24,10 +24,18 @@ export interface GraphQLAnswer {
  * The real gateway, started by the same function as `npm start` (src/server/start.ts), on
  * ephemeral loopback ports; without `upstreamUrl` it starts the embedded sandbox, as `npm start` does. Settings not given take their defaults, except CORS: no allow-list
  * unless the test gives one, since the development default (any origin) would hide what the CORS
- * tests look for.
+ * tests look for; and the rate limit, off unless the test sets it, since soak and property tests
+ * send thousands of operations from one caller.
  */
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
-  const running = await startProcessGateway({ host: '127.0.0.1', port: 0, metricsPort: 0, corsOrigins: [], ...options });
+  const running = await startProcessGateway({
+    host: '127.0.0.1',
+    port: 0,
+    metricsPort: 0,
+    corsOrigins: [],
+    rateLimitOperations: 0,
+    ...options,
+  });
   const url = `http://127.0.0.1:${running.port}/graphql`;
   return {
     url,
