@@ -60,6 +60,8 @@ export interface Gateway {
   headersBeforeYoga(origin: string | undefined): Record<string, string>;
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
+  /** Resolves once the shared state's Redis is connected (at once without REDIS_URL); requests never wait for it. */
+  stateConnected(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,7 @@ export function createGateway({
     yoga,
     metrics,
     headersBeforeYoga: (origin) => ({ ...cors.headersFor(origin), ...SECURITY_HEADERS }),
+    stateConnected: () => state.connected(),
     close: async () => {
       await client.close();
       await state.close();

@@ -1,10 +1,14 @@
 import type { Server } from 'node:http';
+import { setTimeout } from 'node:timers/promises';
 import { type Settings, settingsWith } from '../config/settings.js';
 import { createGateway, type Gateway, type ProgramOptions } from '../gateway.js';
 import { createHttpServer } from './http-server.js';
 import { closed, listen } from './listen.js';
 import { createMetricsServer } from './metrics-server.js';
 import { openUpstream } from './upstream-source.js';
+
+/** How long a start waits for Redis before it serves without it. */
+const REDIS_CONNECT_WAIT_MS = 2_000;
 
 /** Any setting (unset ones take their default), and what only a program can give. */
 export type StartOptions = Partial<Settings> & Pick<ProgramOptions, 'logger' | 'tracerProvider'>;
@@ -42,6 +46,9 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     await upstream.close();
     throw error;
   }
+  // A Redis that answers within a moment is connected before the first request, which then finds
+  // the shared state; one that does not is not waited for: the stores answer without it until it does.
+  await Promise.race([gateway.stateConnected(), setTimeout(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
   const server = createHttpServer(gateway, settings);
   const metricsServer = createMetricsServer(gateway.metrics);
   const close = async () => {

@@ -1,0 +1,79 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect } from 'vitest';
+import { AUTH, bearer } from '../support/auth.js';
+import { gatewayOverUpstream } from '../support/fixtures.js';
+import { envelope } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys, folderRecord } from '../support/records.js';
+
+/** Identical upstream GETs of one caller in flight at the same time share one upstream call. */
+const it = gatewayOverUpstream((request) =>
+  request.method === 'POST' ? { body: envelope(folderRecord()), delayMs: 100 } : { body: apiKeyPage(apiKeys(2)), delayMs: 100 },
+);
+
+const KEYS = '{ apiKeys(first: 2) { nodes { id name } } }';
+
+describe('coalesced reads', () => {
+  it('share one upstream call between requests of one caller, and each gets the whole answer', async ({ gateway, upstream }) => {
+    const answers = await Promise.all([gateway.graphql(KEYS, { headers: AUTH }), gateway.graphql(KEYS, { headers: AUTH })]);
+    expect(answers.map((answer) => answer.body)).toEqual([
+      {
+        data: {
+          apiKeys: {
+            nodes: [
+              { id: 'k1', name: 'Key 1' },
+              { id: 'k2', name: 'Key 2' },
+            ],
+          },
+        },
+      },
+      {
+        data: {
+          apiKeys: {
+            nodes: [
+              { id: 'k1', name: 'Key 1' },
+              { id: 'k2', name: 'Key 2' },
+            ],
+          },
+        },
+      },
+    ]);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('never across callers', async ({ gateway, upstream }) => {
+    await Promise.all([gateway.graphql(KEYS, { headers: AUTH }), gateway.graphql(KEYS, { headers: bearer('someone-else') })]);
+    expect(upstream.requests.map((request) => request.headers.authorization).toSorted()).toEqual(
+      [AUTH.authorization, 'Bearer someone-else'].toSorted(),
+    );
+  });
+
+  it('never for writes', async ({ gateway, upstream }) => {
+    const create = 'mutation { createFolder(input: { name: "F" }) { folder { id } } }';
+    await Promise.all([gateway.graphql(create, { headers: AUTH }), gateway.graphql(create, { headers: AUTH })]);
+    expect(upstream.requests.map((request) => request.method)).toEqual(['POST', 'POST']);
+  });
+
+  it('a request that goes away leaves the call to the one still waiting; the last one to go aborts it', async ({ gateway, upstream }) => {
+    const leaving = new AbortController();
+    const gone = fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ query: KEYS }),
+      signal: leaving.signal,
+    }).catch((error: Error) => error.name);
+    await sleep(20);
+    const staying = gateway.graphql(KEYS, { headers: AUTH });
+    await sleep(20);
+    leaving.abort();
+    expect(await gone).toBe('AbortError');
+    expect((await staying).body.data).toEqual({
+      apiKeys: {
+        nodes: [
+          { id: 'k1', name: 'Key 1' },
+          { id: 'k2', name: 'Key 2' },
+        ],
+      },
+    });
+    expect(upstream.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { StartOptions } from '../../src/server/start.js';
+import { AUTH, bearer } from '../support/auth.js';
+import { type Start, test } from '../support/fixtures.js';
+import type { RunningGateway } from '../support/gateway.js';
+import type { RecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys } from '../support/records.js';
+import { describeInEachStore } from '../support/state-modes.js';
+
+/** Per-caller rate limits (RATE_LIMIT_OPERATIONS per RATE_LIMIT_WINDOW_MS), over real HTTP, in process and in Redis alike. */
+const KEYS = '{ apiKeys(first: 1) { nodes { id } } }';
+
+const post = (gateway: RunningGateway, body: unknown, headers: Record<string, string> = AUTH) =>
+  fetch(gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describeInEachStore('the rate limit', (redisUrl) => {
+  const start = async (servers: Start, options: StartOptions = {}): Promise<{ upstream: RecordingUpstream; gateway: RunningGateway }> => {
+    const upstream = await servers.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+    const gateway = await servers.gateway({
+      upstreamUrl: new URL(upstream.url),
+      redisUrl: redisUrl(),
+      redisKeyPrefix: `test-${randomUUID()}:`,
+      rateLimitOperations: 3,
+      ...options,
+    });
+    return { upstream, gateway };
+  };
+
+  test('refuses the operation past the limit with 429, Retry-After, the RateLimit headers and RATE_LIMITED, before anything goes upstream', async ({
+    start: servers,
+  }) => {
+    const { upstream, gateway } = await start(servers);
+    for (let i = 0; i < 3; i++) expect((await post(gateway, { query: KEYS })).status).toBe(200);
+    const refused = await post(gateway, { query: KEYS });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect([refused.status, refused.headers.get('ratelimit-limit'), refused.headers.get('ratelimit-remaining')]).toEqual([429, '3', '0']);
+    expect(refused.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+    expect(await refused.json()).toEqual({
+      errors: [
+        {
+          message: `Too many operations: at most 3 per caller in each window (RATE_LIMIT_OPERATIONS). Retry after ${retryAfter} s.`,
+          extensions: { code: 'RATE_LIMITED', retryAfter },
+        },
+      ],
+    });
+    expect(upstream.requests).toHaveLength(3);
+    // Another caller has its own allowance.
+    expect((await post(gateway, { query: KEYS }, bearer('another'))).status).toBe(200);
+  });
+
+  test('counts every operation of a batch', async ({ start: servers }) => {
+    const { gateway } = await start(servers);
+    const batch = await post(gateway, [{ query: KEYS }, { query: KEYS }, { query: KEYS }, { query: KEYS }]);
+    const codes = ((await batch.json()) as Array<{ errors?: Array<{ extensions: { code: string } }> }>).map(
+      (answer) => answer.errors?.[0]?.extensions.code ?? 'ok',
+    );
+    expect(codes.toSorted()).toEqual(['RATE_LIMITED', 'ok', 'ok', 'ok']);
+  });
+
+  test('never limits introspection, /health or /ready', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    await post(gateway, { query: KEYS });
+    expect((await post(gateway, { query: KEYS })).status).toBe(429);
+    const introspection = await post(gateway, { query: '{ __schema { queryType { name } } }' });
+    expect([introspection.status, await introspection.json()]).toEqual([200, { data: { __schema: { queryType: { name: 'Query' } } } }]);
+    // Text that merely mentions introspection is still refused once parsed.
+    expect((await post(gateway, { query: `${KEYS} # __schema` })).status).toBe(429);
+    const origin = new URL(gateway.url).origin;
+    expect([(await fetch(`${origin}/health`)).status, (await fetch(`${origin}/ready`)).status]).toEqual([200, 200]);
+  });
+
+  test('tells callers without a token apart by address; X-Forwarded-For only as far as TRUST_PROXY_HOPS', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    const anonymous = (forwarded: string) => post(gateway, { query: KEYS }, { 'x-forwarded-for': forwarded });
+    expect((await anonymous('203.0.113.1')).status).toBe(200);
+    // Without a trusted proxy the header is the caller's to forge: the connection's address counts.
+    expect((await anonymous('203.0.113.2')).status).toBe(429);
+
+    const { gateway: proxied } = await start(servers, { rateLimitOperations: 1, trustProxyHops: 1 });
+    const behindProxy = (forwarded: string) => post(proxied, { query: KEYS }, { 'x-forwarded-for': forwarded });
+    expect((await behindProxy('198.51.100.7, 203.0.113.1')).status).toBe(200);
+    expect((await behindProxy('198.51.100.8, 203.0.113.1')).status).toBe(429);
+    expect((await behindProxy('203.0.113.9')).status).toBe(200);
+  });
+
+  test('RATE_LIMIT_OPERATIONS=0 turns it off', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimitOperations: 0 });
+    for (let i = 0; i < 5; i++) expect((await post(gateway, { query: KEYS })).status).toBe(200);
+  });
+});
