@@ -2,9 +2,9 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
+import { type ChildGateway, spawnGateway } from '../support/child-gateway.js';
 import { test as it } from '../support/fixtures.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { type ChildGateway, spawnGateway } from './child-gateway.js';
 
 const KEYS = JSON.stringify({ query: 'query Keys { apiKeys(first: 1) { edges { node { id } } } }' });
 const headers = { 'content-type': 'application/json', ...AUTH };

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AUTH } from '../support/auth.js';
+import { type ChildGateway, spawnGateway } from '../support/child-gateway.js';
+import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys } from '../support/records.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+
+/**
+ * Two gateway processes over one real redis-server, as two replicas of a Deployment are: a cache
+ * entry and a rate limit made through one are seen through the other. Redis requires a password
+ * here, given in REDIS_URL as an operator would.
+ */
+const KEYS = '{ apiKeys(first: 1) { nodes { id name } } }';
+
+describeWithRedis('replicas sharing one Redis', () => {
+  let redis: RedisServer;
+  let upstream: RecordingUpstream;
+  let replicas: ChildGateway[];
+
+  beforeAll(async () => {
+    redis = await startRedis({ password: 'replica secret' });
+    upstream = await startRecordingUpstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+    const env = { UPSTREAM_URL: upstream.url, REDIS_URL: redis.url, CACHE_TTL_MS: '60000', RATE_LIMIT_OPERATIONS: '4' };
+    replicas = await Promise.all([spawnGateway(env), spawnGateway(env)]);
+  }, 60_000);
+  afterAll(async () => {
+    for (const replica of replicas ?? []) replica.child.kill('SIGKILL');
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  const post = (replica: ChildGateway, query: string) =>
+    fetch(`http://127.0.0.1:${replica.port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ query }),
+    });
+
+  it('answer from one cache and count against one limit', async () => {
+    const [one, two] = replicas as [ChildGateway, ChildGateway];
+    const first = await (await post(one, KEYS)).json();
+    expect(await (await post(two, KEYS)).json()).toEqual(first);
+    // One upstream call for both: the second replica found the first one's answer in Redis.
+    expect(upstream.requests).toHaveLength(1);
+    expect((await post(one, KEYS)).status).toBe(200);
+    expect((await post(two, KEYS)).status).toBe(200);
+    // The fifth operation of this caller, on either replica, is past the limit of four they share.
+    expect([(await post(one, KEYS)).status, (await post(two, KEYS)).status]).toEqual([429, 429]);
+    // The password never shows in their logs.
+    expect(JSON.stringify(replicas.map((replica) => [replica.lines, replica.other]))).not.toContain('replica secret');
+  });
+});
