@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { type RedisServer, startRedis } from '../test/support/redis-server.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { preparePeer, startPeer } from './peer.js';
 import { apiKeys100, apiKeysQuery, createFolder } from './queries.js';
@@ -184,6 +185,9 @@ const [upstream, slowUpstream] = await Promise.all([
 const loader = fork(new URL('./load.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 children.push(loader);
 const upstreamUrl = (p: Proc) => `http://127.0.0.1:${p.port}/v2`;
+// A Redis of the run's own for the shared-state rows, where redis-server is installed.
+const redis: RedisServer | undefined = await startRedis().catch(() => undefined);
+const CACHED = { CACHE_TTL_MS: '3600000' };
 const [floor, slowFloor, gateway, slowGateway, otherGateway] = await Promise.all([
   start('floor', './floor.js', { UPSTREAM_URL: upstreamUrl(upstream) }),
   start('floor (20 ms)', './floor.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }),
@@ -199,6 +203,20 @@ const [floor, slowFloor, gateway, slowGateway, otherGateway] = await Promise.all
       )
     : undefined,
 ]);
+
+// The shared state's gateways: the read cache in process and in Redis, the rate limit off and in Redis.
+const gatewayWith = (name: string, env: Record<string, string>, upstreamOf = upstream) =>
+  start(`gateway (${name})`, './gateway.js', { UPSTREAM_URL: upstreamUrl(upstreamOf), ...env }, args['gateway-flags'] ?? '');
+const [cachingGateway, unlimitedGateway] = await Promise.all([
+  gatewayWith('read cache', CACHED),
+  gatewayWith('no rate limit', { RATE_LIMIT_OPERATIONS: '0' }),
+]);
+const [redisCachingGateway, redisLimitingGateway] = redis
+  ? await Promise.all([
+      gatewayWith('read cache in Redis', { ...CACHED, REDIS_URL: redis.url }),
+      gatewayWith('rate limit in Redis', { REDIS_URL: redis.url }),
+    ])
+  : [undefined, undefined];
 
 // Idle: after start-up, before any request.
 const idleAtStartMB = (await gateway.usage()).rssBytes / MB;
@@ -254,6 +272,34 @@ const allRows: Row[] = [
       ]
     : []),
   {
+    id: '8a',
+    what: 'gateway: apiKeys(first: 25), read cache hit, in process',
+    server: cachingGateway,
+    job: graphql(cachingGateway, apiKeysQuery(25)),
+  },
+  ...(redisCachingGateway && redisLimitingGateway
+    ? [
+        {
+          id: '8b',
+          what: 'gateway: apiKeys(first: 25), read cache hit, in Redis',
+          server: redisCachingGateway,
+          job: graphql(redisCachingGateway, apiKeysQuery(25)),
+        },
+        {
+          id: '9b',
+          what: 'gateway: apiKeys(first: 25), rate limit counted in Redis',
+          server: redisLimitingGateway,
+          job: graphql(redisLimitingGateway, apiKeysQuery(25)),
+        },
+      ]
+    : []),
+  {
+    id: '9a',
+    what: 'gateway: apiKeys(first: 25), rate limit off',
+    server: unlimitedGateway,
+    job: graphql(unlimitedGateway, apiKeysQuery(25)),
+  },
+  {
     id: '7a',
     what: 'gateway: apiKeys(first: 100), gzip',
     server: gateway,
@@ -300,7 +346,29 @@ for (let round = 0; round < rounds; round++) {
 // Idle again: what the gateway keeps once the load has stopped (sockets closed, garbage collectable).
 await new Promise((resolve) => setTimeout(resolve, args.smoke ? 100 : 3_000));
 const idleAfterMB = (await gateway.usage()).rssBytes / MB;
+
+// Coalesced reads: a burst of identical reads at once over the 20 ms upstream, from one caller (one
+// upstream call shared) and from as many callers (one call each), upstream calls and p50 compared.
+const BURST = 50;
+const burst = async (tokens: string[]) => {
+  const count = async () => Number(await (await fetch(`http://127.0.0.1:${slowUpstream.port}/requests`)).text());
+  const before = await count();
+  const times = await Promise.all(
+    tokens.map(async (token) => {
+      const started = performance.now();
+      const job = graphql(slowGateway, apiKeysQuery(25), { authorization: token });
+      await (await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body })).arrayBuffer();
+      return performance.now() - started;
+    }),
+  );
+  return { upstreamCalls: (await count()) - before, p50Ms: median(times) };
+};
+const bursts = {
+  oneCaller: await burst(Array.from({ length: BURST }, () => TOKEN)),
+  manyCallers: await burst(Array.from({ length: BURST }, (_, i) => `Bearer bench-${i}`)),
+};
 stopAll();
+await redis?.close();
 peer?.child.kill();
 
 // --- the table ---------------------------------------------------------------------
@@ -338,6 +406,11 @@ const lines = [
   `Gateway RSS idle: ${fixed(idleAtStartMB)} MB after start-up, ${fixed(idleAfterMB)} MB 3 s after the load.`,
 ];
 if (peerNote) lines.push('', peerNote);
+if (!redis) lines.push('', 'Rows 8b and 9b skipped: no redis-server on PATH.');
+lines.push(
+  '',
+  `Coalesced reads, ${BURST} identical apiKeys(first: 25) at once over the ${UPSTREAM_LATENCY_MS} ms upstream: one caller ${bursts.oneCaller.upstreamCalls} upstream call(s), p50 ${fixed(bursts.oneCaller.p50Ms, 1)} ms; ${BURST} callers ${bursts.manyCallers.upstreamCalls} upstream calls, p50 ${fixed(bursts.manyCallers.p50Ms, 1)} ms.`,
+);
 if (summary.has('P') && summary.has('3')) {
   const [g, p] = [s('3'), s('P')];
   lines.push(

@@ -11,6 +11,8 @@ const latencyMs = Number(process.env.LATENCY_MS ?? 0);
 const keys = createStore().apiKeys;
 const pages = new Map<string, string>();
 let folders = 0;
+/** Requests answered so far; `GET /requests` tells it, for the benchmark's count of upstream calls. */
+let answered = 0;
 
 function page(host: string, limit: number, offset: number): string {
   const key = `${host} ${limit} ${offset}`;
@@ -41,6 +43,8 @@ const server = createServer((req, res) => {
     let status = 200;
     let body: string;
     const url = new URL(req.url ?? '/', 'http://upstream');
+    if (url.pathname === '/requests') return void res.end(String(answered));
+    answered++;
     if (!req.headers.authorization) {
       status = 401;
       body = JSON.stringify({
