@@ -277,6 +277,12 @@ const allRows: Row[] = [
     server: cachingGateway,
     job: graphql(cachingGateway, apiKeysQuery(25)),
   },
+  {
+    id: '9a',
+    what: 'gateway: apiKeys(first: 25), rate limit off',
+    server: unlimitedGateway,
+    job: graphql(unlimitedGateway, apiKeysQuery(25)),
+  },
   ...(redisCachingGateway && redisLimitingGateway
     ? [
         {
@@ -293,12 +299,6 @@ const allRows: Row[] = [
         },
       ]
     : []),
-  {
-    id: '9a',
-    what: 'gateway: apiKeys(first: 25), rate limit off',
-    server: unlimitedGateway,
-    job: graphql(unlimitedGateway, apiKeysQuery(25)),
-  },
   {
     id: '7a',
     what: 'gateway: apiKeys(first: 100), gzip',
