@@ -344,7 +344,7 @@ export const SETTINGS = {
     env: 'APQ_STORE_BYTES',
     parse: bytes(0, 1024 * 1024 * 1024),
     default: 8 * 1024 * 1024,
-    doc: 'Memory for automatic persisted queries registered by clients, least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
+    doc: 'Memory for automatic persisted queries registered by clients (texts that passed validation, with their hashes and the store’s own share), least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
     section: 'clients',
   }),
   trustedDocuments: setting({
