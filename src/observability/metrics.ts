@@ -76,7 +76,8 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
   const operationName = (summary: RequestSummary): string => {
     const name = summary.operationName;
     if (name === undefined) return 'anonymous';
-    if (!vouched(summary) || !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
+    // The summary already bounds the name (recordedOperationName); only a vouched one takes a slot.
+    if (!vouched(summary)) return 'other';
     return operationNames(name);
   };
   const listedClients = clientNames ? new Set(clientNames) : undefined;
