@@ -401,12 +401,14 @@ export const SETTINGS = {
     doc: 'Continue a caller’s W3C `traceparent`, so a browser’s trace runs through the gateway to the upstream; `false` starts every trace at the gateway, for a public gateway.',
     section: 'operations',
   }),
+  // Callers name themselves: first come, first labelled, would let 20 junk names sent with any accepted
+  // token push every real app into `other` until a restart. Production labels only the names listed.
   metricsClientNames: setting({
     env: 'METRICS_CLIENT_NAMES',
     parse: nameList,
-    default: undefined,
-    defaultText: 'unset: the first 20 seen',
-    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other`.',
+    default: ({ production }): string[] | undefined => (production ? [] : undefined),
+    defaultText: 'unset: none when `NODE_ENV=production`, the first 20 seen otherwise',
+    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other` ([operations](operations.md#client-names-in-production)).',
     section: 'operations',
   }),
   serviceName: setting({
