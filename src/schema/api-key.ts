@@ -14,6 +14,7 @@ import {
   type ResumePoint,
   UPSTREAM_MAX_PAGE,
   upstreamPagesFor,
+  walkOf,
 } from '../upstream/paging.js';
 import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
@@ -111,7 +112,7 @@ const apiKeysById = createContextCache(
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
   const found = new Map<string, ApiKeyRecord>();
-  const page = apiKeyPages(caller);
+  const page = walkOf(apiKeyPages(caller));
   let cursor: string | null = null;
   do {
     // The upstream's largest page: fewest calls for the walk.

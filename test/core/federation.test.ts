@@ -168,6 +168,32 @@ describe('the subgraph', () => {
   });
 });
 
+describe('a walk whose next-page links loop', () => {
+  it('is UPSTREAM_BAD_RESPONSE at the first cursor read twice: it does not spin on the request cache nor spend the budget', async ({
+    gateway,
+    upstream,
+  }) => {
+    // Page a links to b, and b back to a: k999 is on none of them.
+    upstream.answer((request) => {
+      const cursor = request.query.cursor;
+      return { body: apiKeyPage(apiKeys(25, cursor === 'a' ? 26 : 1), cursor === 'a' ? 'b' : 'a') };
+    });
+    const answer = await gateway.graphql(ENTITIES, { variables: { r: [{ __typename: 'ApiKey', id: 'k999' }] }, headers: AUTH });
+    expect(answer.body).toEqual({
+      data: { _entities: [null] },
+      errors: [
+        {
+          message: 'The upstream service sent a response the gateway cannot read: links.next points back to a page already read.',
+          locations: [{ line: 1, column: 24 }],
+          path: ['_entities', 0],
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+        },
+      ],
+    });
+    expect(upstream.requests.map((request) => request.query.cursor)).toEqual([undefined, 'a', 'b']);
+  });
+});
+
 describe('representations a router would never send', () => {
   const refused = (index: number, message: string) => ({
     message,

@@ -357,6 +357,30 @@ describe('links to another host', () => {
   });
 });
 
+describe('next-page links that loop', () => {
+  it('a link back to a page already read is UPSTREAM_BAD_RESPONSE, not records served twice', async ({ gateway, upstream }) => {
+    // Page a links to b, and b back to a.
+    upstream.answer((request) => {
+      const cursor = request.query.cursor;
+      return { body: apiKeyPage(apiKeys(25, cursor === 'b' ? 51 : cursor === 'a' ? 26 : 1), cursor === 'a' ? 'b' : 'a') };
+    });
+    const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 100) { nodes { id } } }', 'UPSTREAM_BAD_RESPONSE');
+    expect(answer.body).toEqual({
+      data: { apiKeys: null },
+      errors: [
+        {
+          message: 'The upstream service sent a response the gateway cannot read: links.next points back to a page already read.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['apiKeys'],
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+        },
+      ],
+    });
+    expect(upstream.requests.map((request) => request.query.cursor)).toEqual([undefined, 'a', 'b']);
+    await expectStillServing(gateway, upstream);
+  });
+});
+
 describe('deadline and cancellation', () => {
   it('REQUEST_DEADLINE_MS bounds a chained connection: pages stop once the deadline is used up', async ({ upstream, start }) => {
     const chained = await start.gateway({
