@@ -189,7 +189,7 @@ export const SETTINGS = {
     env: 'UPSTREAM_MAX_BYTES',
     parse: bytes(1024, 1024 * 1024 * 1024),
     default: 10 * 1024 * 1024,
-    doc: 'Largest upstream response body; a larger one is cut off and answered `UPSTREAM_BAD_RESPONSE`.',
+    doc: 'Largest upstream response body, and the most the bodies of one HTTP request may hold together; past it the call is answered `UPSTREAM_BAD_RESPONSE`.',
     section: 'upstream',
   }),
   maxUpstreamCalls: setting({

@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { SectionSettings } from '../config/settings.js';
 import { limitExceeded } from '../errors.js';
-import type { Deadline } from './call-timer.js';
+import type { Deadline, ReadAllowance } from './call-timer.js';
 import { UPSTREAM_MAX_PAGE } from './paging.js';
 
 /**
@@ -34,9 +34,10 @@ function upstreamCallsExceeded(max: number, needed?: number, used = 0): GraphQLE
 }
 
 /**
- * The upstream calls and the time one HTTP request may use: MAX_UPSTREAM_CALLS and
- * REQUEST_DEADLINE_MS. Every operation of a batched request draws on the same budget, so a batch
- * of ten costs the upstream no more than one operation may.
+ * The upstream calls, the time and the upstream answer bytes one HTTP request may use:
+ * MAX_UPSTREAM_CALLS, REQUEST_DEADLINE_MS and UPSTREAM_MAX_BYTES. Every operation of a batched
+ * request draws on the same budget, so a batch of ten costs the upstream no more than one
+ * operation may.
  */
 export class RequestBudget {
   readonly max: number;
@@ -48,14 +49,20 @@ export class RequestBudget {
   readonly maxRepresentations: number;
   /** When the request's time is up. */
   readonly deadline: Deadline;
+  /**
+   * Upstream answer bytes the request may read, all its calls together: UPSTREAM_MAX_BYTES, which
+   * also bounds each body. Pages of that size each made a 42 MB answer of `apiKeys(first: 100)`.
+   */
+  readonly bytes: ReadAllowance;
   #reserved = 0;
   #representations = 0;
   #sent = 0;
 
-  constructor({ maxUpstreamCalls, requestDeadlineMs }: SectionSettings<'upstream'>) {
+  constructor({ maxUpstreamCalls, requestDeadlineMs, upstreamMaxBytes }: SectionSettings<'upstream'>) {
     this.max = maxUpstreamCalls;
     this.maxRepresentations = maxUpstreamCalls * UPSTREAM_MAX_PAGE;
     this.deadline = { at: Date.now() + requestDeadlineMs, ms: requestDeadlineMs };
+    this.bytes = { max: upstreamMaxBytes, left: upstreamMaxBytes };
   }
 
   /** Before an operation runs: sets its representations aside, or returns the error when they do not fit. */
