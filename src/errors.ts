@@ -16,7 +16,7 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
-  /** An operation limit (document size, depth, aliases, tokens, directives, cost, upstream calls); `extensions.limit` names it. */
+  /** An operation limit (document size, depth, aliases, tokens, directives, cost, upstream calls, entity representations); `extensions.limit` names it. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -75,7 +75,16 @@ export function unauthenticated(): GraphQLError {
   });
 }
 
-export type LimitName = 'documentBytes' | 'depth' | 'aliases' | 'tokens' | 'directives' | 'cost' | 'introspectionCost' | 'upstreamCalls';
+export type LimitName =
+  | 'documentBytes'
+  | 'depth'
+  | 'aliases'
+  | 'tokens'
+  | 'directives'
+  | 'cost'
+  | 'introspectionCost'
+  | 'upstreamCalls'
+  | 'representations';
 
 /** The error of every operation limit: one code, `extensions.limit` says which limit and `max` its value. */
 export function limitExceeded(limit: LimitName, max: number, message: string): GraphQLError {

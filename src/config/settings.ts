@@ -198,7 +198,7 @@ export const SETTINGS = {
     env: 'UPSTREAM_MAX_BYTES',
     parse: bytes(1024, 1024 * 1024 * 1024),
     default: 10 * 1024 * 1024,
-    doc: 'Largest upstream response body; a larger one is cut off and answered `UPSTREAM_BAD_RESPONSE`.',
+    doc: 'Largest upstream response body, and the most the bodies of one HTTP request may hold together; past it the call is answered `UPSTREAM_BAD_RESPONSE`.',
     section: 'upstream',
   }),
   maxUpstreamCalls: setting({
@@ -353,7 +353,7 @@ export const SETTINGS = {
     env: 'APQ_STORE_BYTES',
     parse: bytes(0, 1024 * 1024 * 1024),
     default: 8 * 1024 * 1024,
-    doc: 'Memory for automatic persisted queries registered by clients, least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
+    doc: 'Memory for automatic persisted queries registered by clients (texts that passed validation, with their hashes and the store’s own share), least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
     section: 'clients',
   }),
   trustedDocuments: setting({
@@ -410,12 +410,14 @@ export const SETTINGS = {
     doc: 'Continue a caller’s W3C `traceparent`, so a browser’s trace runs through the gateway to the upstream; `false` starts every trace at the gateway, for a public gateway.',
     section: 'operations',
   }),
+  // Callers name themselves: first come, first labelled, would let 20 junk names sent with any accepted
+  // token push every real app into `other` until a restart. Production labels only the names listed.
   metricsClientNames: setting({
     env: 'METRICS_CLIENT_NAMES',
     parse: nameList,
-    default: undefined,
-    defaultText: 'unset: the first 20 seen',
-    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other`.',
+    default: ({ production }): string[] | undefined => (production ? [] : undefined),
+    defaultText: 'unset: none when `NODE_ENV=production`, the first 20 seen otherwise',
+    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other` ([operations](operations.md#client-names-in-production)).',
     section: 'operations',
   }),
   serviceName: setting({

@@ -4,7 +4,7 @@ import type { CallerContext } from '../context.js';
 import { codeOf } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
-import type { RequestSummary } from '../observability/request-summary.js';
+import { type RequestSummary, recordedOperationName } from '../observability/request-summary.js';
 
 /** What is learnt of one operation; a batched request has one per operation, in the batch's order. */
 interface Operation {
@@ -56,7 +56,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       // Only a batch marks its operations' contexts; a single operation is index 0.
       const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
       if (record.batch) batchIndexes.set(context, index);
-      if (params.operationName) record.operations[index]!.operationName = params.operationName;
+      if (params.operationName) record.operations[index]!.operationName = recordedOperationName(params.operationName);
     },
     onExecute: ({ args }) => {
       const record = records.get(args.contextValue.request);
@@ -64,7 +64,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       if (!tracked) return;
       const definition = getOperationAST(args.document, args.operationName);
       tracked.operationType = definition?.operation;
-      tracked.operationName = definition?.name?.value;
+      tracked.operationName = recordedOperationName(definition?.name?.value);
       tracked.context = args.contextValue as Partial<CallerContext>;
     },
     onResultProcess: ({ request, result }) => {

@@ -74,6 +74,7 @@ describe('settings', () => {
       graphiql: false,
       corsOrigins: [],
       sandbox: false,
+      metricsClientNames: [],
     });
     expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true', ...upstream })).toMatchObject({
       introspection: true,
