@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
@@ -12,6 +13,12 @@ import type { Gateway } from '../gateway.js';
  * chunked body (no Content-Length) is counted as it arrives. Yoga's own limit is switched off (see
  * `maxRequestBodySize` in src/gateway.ts) because it pipes every body through an extra stream.
  *
+ * A refused body is still being sent when its 413 is written. Closing the socket under a sending
+ * client resets the connection, and most clients then report a network error instead of the 413
+ * (docs/security.md, section "Refused uploads"). So the rest of the body is read and thrown away first,
+ * within bounds (what nginx calls lingering close), and the connection is closed only once nothing
+ * is left unread: see LINGER_MAX_BYTES.
+ *
  * It bounds how long a connection may hold a socket: idle between requests, sending headers,
  * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
  * request, no cap) let a slow client hold sockets for as long as it likes.
@@ -19,9 +26,15 @@ import type { Gateway } from '../gateway.js';
 export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: SectionSettings<'server'>): Server {
   const { maxBodyBytes } = settings;
   const handler: RequestListener = gateway.yoga;
-  // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
-  const tooLarge = (req: IncomingMessage, res: ServerResponse) =>
+  // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
+  // pipelined after it, which Node's parser would otherwise hand on while the refused body drains.
+  const closing = new WeakSet<Socket>();
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+    closing.add(req.socket);
+    // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
     refuseTooLarge(res, maxBodyBytes, gateway.headersBeforeYoga(req.headers.origin));
+    discardRest(req, () => res.end());
+  };
   // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
   const declaredTooLarge = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > maxBodyBytes;
   const server = createServer(
@@ -33,6 +46,7 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
       connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
     },
     (req, res) => {
+      if (closing.has(req.socket)) return;
       if (req.headers['content-length'] !== undefined) return declaredTooLarge(req) ? tooLarge(req, res) : handler(req, res);
       if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
       readCapped(req, maxBodyBytes).then(
@@ -76,11 +90,36 @@ function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null>
   });
 }
 
+/**
+ * How much of a refused body is read and thrown away after its 413 before the connection is cut:
+ * room for the uploads clients send by mistake (a file in a variable), well beyond any
+ * `MAX_BODY_BYTES`' default, while holding no memory (each chunk is dropped as it comes) and
+ * costing about as much CPU as reading a body of that size. The time is bounded too, by the
+ * request's own REQUEST_TIMEOUT_MS, counted from its first byte (Node's timer, as for any request).
+ */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads the rest of a refused request and drops it, then calls `done`; a body that goes on past
+ * LINGER_MAX_BYTES more has its connection cut. Ending the answer only then lets Node close a
+ * socket with nothing left unread: a close with unread bytes is sent as a reset, which can reach
+ * the client before it has read the 413.
+ */
+function discardRest(req: IncomingMessage, done: () => void): void {
+  let left = LINGER_MAX_BYTES;
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.socket.destroy();
+  });
+  req.once('end', done).resume();
+}
+
+/** Writes the whole 413 without ending the response, which waits for the body to be drained. */
 function refuseTooLarge(res: ServerResponse, limit: number, headers: Record<string, string>): void {
   const body = JSON.stringify({
     errors: [{ message: `The request body is larger than ${limit} bytes.`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
   });
-  // Closing the connection spares reading the rest of an oversized body just to keep it alive.
+  // Closing the connection spares keeping it alive for a client that sends too much.
   res.writeHead(413, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
@@ -88,5 +127,5 @@ function refuseTooLarge(res: ServerResponse, limit: number, headers: Record<stri
     'cache-control': 'private, no-store',
     connection: 'close',
   });
-  res.end(body);
+  res.write(body);
 }

@@ -1,7 +1,7 @@
-import { connect, type Socket } from 'node:net';
 import { describe, expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { openConnection } from '../support/raw-http.js';
 
 /** How long a client may hold a socket, and how many it may hold, over raw TCP on loopback. */
 const it = gatewayOverUpstream(undefined, {
@@ -12,24 +12,7 @@ const it = gatewayOverUpstream(undefined, {
   maxBodyBytes: 1_000,
 });
 
-interface Connection {
-  socket: Socket;
-  /** Everything received so far. */
-  received(): string;
-  /** Resolves with the time from `since` until the server closed the socket. */
-  closed: Promise<number>;
-}
-
-async function open(gateway: RunningGateway): Promise<Connection> {
-  const { port } = new URL(gateway.url);
-  const socket = connect(Number(port), '127.0.0.1');
-  await new Promise<void>((resolve) => socket.once('connect', resolve));
-  const started = performance.now();
-  let text = '';
-  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
-  return { socket, received: () => text, closed };
-}
+const open = (gateway: RunningGateway) => openConnection(gateway.url);
 
 const REQUEST = 'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\n';
 const BODY = '{"query":"{ __typename }"}';
@@ -65,6 +48,16 @@ describe('connections', () => {
     expect(connection.received()).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(connection.received()).not.toContain('100 Continue');
     expect(connection.received()).toContain('"code":"PAYLOAD_TOO_LARGE"');
+  });
+
+  it('a refused body that stops coming is read until REQUEST_TIMEOUT_MS, then its connection is closed', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: 5000\r\n\r\n${'x'.repeat(2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The 413 is out at once; the connection waits for the rest of the body, which never comes.
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n[\s\S]*"code":"PAYLOAD_TOO_LARGE"/);
+    expect(connection.socket.readyState).toBe('open');
+    await connection.closed;
   });
 
   it('Expect: 100-continue within the limit gets 100 Continue, then the answer', async ({ gateway }) => {
