@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import { boundedServer } from './bounded-server.js';
 
 /**
  * The node:http server in front of the Yoga handler.
@@ -19,9 +20,7 @@ import type { Gateway } from '../gateway.js';
  * within bounds (what nginx calls lingering close), and the connection is closed only once nothing
  * is left unread: see LINGER_MAX_BYTES.
  *
- * It bounds how long a connection may hold a socket: idle between requests, sending headers,
- * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
- * request, no cap) let a slow client hold sockets for as long as it likes.
+ * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
 export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: SectionSettings<'server'>): Server {
   const { maxBodyBytes } = settings;
@@ -37,31 +36,21 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   };
   // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
   const declaredTooLarge = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > maxBodyBytes;
-  const server = createServer(
-    {
-      keepAliveTimeout: settings.keepAliveTimeoutMs,
-      headersTimeout: settings.headersTimeoutMs,
-      requestTimeout: settings.requestTimeoutMs,
-      // Node checks the two timeouts above on this interval (30 s by default), which would stretch them.
-      connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
-    },
-    (req, res) => {
-      if (closing.has(req.socket)) return;
-      if (req.headers['content-length'] !== undefined) return declaredTooLarge(req) ? tooLarge(req, res) : handler(req, res);
-      if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
-      readCapped(req, maxBodyBytes).then(
-        (body) => {
-          if (body === null) return tooLarge(req, res);
-          // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
-          // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
-          (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
-          return handler(req, res);
-        },
-        () => res.destroy(),
-      );
-    },
-  );
-  server.maxConnections = settings.maxConnections;
+  const server = boundedServer(settings, (req, res) => {
+    if (closing.has(req.socket)) return;
+    if (req.headers['content-length'] !== undefined) return declaredTooLarge(req) ? tooLarge(req, res) : handler(req, res);
+    if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
+    readCapped(req, maxBodyBytes).then(
+      (body) => {
+        if (body === null) return tooLarge(req, res);
+        // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
+        // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
+        (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
+        return handler(req, res);
+      },
+      () => res.destroy(),
+    );
+  });
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
     if (declaredTooLarge(req)) return tooLarge(req, res);

@@ -43,7 +43,7 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     throw error;
   }
   const server = createHttpServer(gateway, settings);
-  const metricsServer = createMetricsServer(gateway.metrics);
+  const metricsServer = createMetricsServer(gateway.metrics, settings);
   const close = async () => {
     await Promise.all([closed(server), closed(metricsServer)]);
     await gateway.close();

@@ -69,14 +69,44 @@ describe('connections', () => {
     await connection.closed;
     expect(connection.received()).toMatch(/\{"data":\{"__typename":"Query"\}\}$/);
   });
+});
 
-  it('a connection past MAX_CONNECTIONS is closed at once', async ({ gateway }) => {
-    const held = await Promise.all([open(gateway), open(gateway), open(gateway)]);
-    const extra = await open(gateway);
-    await extra.closed;
-    // Closed for the cap, not by the headers timeout: the three held before it are still open.
-    expect(held.map((connection) => connection.socket.readyState)).toEqual(['open', 'open', 'open']);
-    expect(extra.received()).toBe('');
-    for (const connection of held) connection.socket.destroy();
+describe('connections to the metrics port (METRICS_PORT) have the same bounds', () => {
+  const openMetrics = (gateway: RunningGateway) => openConnection(gateway.metricsUrl);
+
+  it('a connection that sends part of its headers and stops is closed after HEADERS_TIMEOUT_MS', async ({ gateway }) => {
+    const connection = await openMetrics(gateway);
+    connection.socket.write('GET /metrics HTTP/1.1\r\nHost: metrics\r\n');
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(after).toBeGreaterThanOrEqual(450);
+    expect(after).toBeLessThan(5_000);
   });
+
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async ({ gateway }) => {
+    const connection = await openMetrics(gateway);
+    connection.socket.write('GET /metrics HTTP/1.1\r\nHost: metrics\r\n\r\n');
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*gateway_graphql_requests_total/);
+    expect(after).toBeLessThan(5_000);
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  // Each server counts its own: the GraphQL port, and the metrics port, which listens on HOST too.
+  it.for(['url', 'metricsUrl'] as const)(
+    'a connection past MAX_CONNECTIONS to the gateway’s %s is closed at once',
+    async (port, { gateway }) => {
+      const connect = () => openConnection(gateway[port]);
+      const held = await Promise.all([connect(), connect(), connect()]);
+      const extra = await connect();
+      await extra.closed;
+      // Closed for the cap, not by the headers timeout: the three held before it are still open.
+      expect(held.map((connection) => connection.socket.readyState)).toEqual(['open', 'open', 'open']);
+      expect(extra.received()).toBe('');
+      // Closed before the next test, which would otherwise find the cap still taken.
+      for (const connection of held) connection.socket.destroy();
+      await Promise.all(held.map((connection) => connection.closed));
+    },
+  );
 });
