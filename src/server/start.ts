@@ -50,10 +50,7 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     await upstream.close();
   };
   try {
-    const [port, metricsPort] = await Promise.all([
-      listen(server, settings.port, settings.host),
-      listen(metricsServer, settings.metricsPort, settings.host),
-    ]);
+    const [port, metricsPort] = await Promise.all([listen(server, 'port', settings), listen(metricsServer, 'metricsPort', settings)]);
     return { gateway, server, port, metricsPort, upstreamUrl: upstream.url, sandboxToken: upstream.sandboxToken, close };
   } catch (error) {
     await close();
