@@ -12,7 +12,7 @@ export interface RawRequest {
   method?: string;
   headers?: Record<string, string | number>;
   /** Sent with Content-Length, or chunked (Transfer-Encoding) when given as several chunks. */
-  body?: string | string[];
+  body?: string | Buffer | Array<string | Buffer>;
 }
 
 /**
@@ -24,7 +24,7 @@ export function rawHttp(url: string, { method = 'GET', headers = {}, body }: Raw
     const chunked = Array.isArray(body);
     const req = request(
       url,
-      { method, headers: { ...(typeof body === 'string' ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } },
+      { method, headers: { ...(body !== undefined && !chunked ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
