@@ -134,6 +134,23 @@ describe('operator mistakes stop start-up with exit status 1 and one line naming
   });
 });
 
+describe('a retired variable', () => {
+  it('still set, is named in one warning and start-up goes on: what it configured holds without it', async () => {
+    const main = startMain({ NODE_ENV: 'production', SANDBOX: 'true', PORT: '0', HOST: '127.0.0.1', CORS_ALLOWED_HEADERS: 'x-tenant-id' });
+    running = main.child;
+    await main.waitFor(/accepts any bearer token/);
+    const lines = printed(main).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ level, msg }) => [level, msg])).toEqual([
+      [
+        40,
+        'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
+      ],
+      [30, 'GraphQL gateway listening'],
+      [40, 'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token'],
+    ]);
+  });
+});
+
 describe('start-up with the embedded sandbox', () => {
   it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
     const main = startMain({ PORT: '0', HOST: '127.0.0.1' });
