@@ -30,9 +30,10 @@ type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials'>;
  * `x-datadog-*`, New Relic's `newrelic`, Elastic's `elastic-apm-traceparent`, X-Ray's
  * `x-amzn-trace-id`, Dynatrace's `x-dtc`, …), and a fixed list failed each new one with "Failed to
  * fetch". For a trusted page the headers it may send guard nothing: the gateway reads only the ones
- * it knows, and forwards upstream only `Authorization` and a checked `x-request-id`. The names are given back one by one rather
- * than as `*`, which a browser does not honour with credentials nor for `Authorization`. Yoga
- * mirrors them when no list is given, and adds `Vary: Access-Control-Request-Headers`.
+ * it knows, and forwards upstream only `Authorization` and a checked `x-request-id`. The names are
+ * given back one by one rather than as `*`, which a browser does not honour with credentials nor
+ * for `Authorization`. Yoga mirrors them when no list is given; src/plugins/use-cors-vary.ts keeps
+ * `Vary` whole.
  */
 export function corsPolicy({ corsOrigins, corsAllowCredentials }: CorsSettings): CorsPolicy {
   const any = corsOrigins.includes(ANY_ORIGIN);
