@@ -20,6 +20,8 @@ export const ErrorCode = {
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A request body with a Content-Encoding (gzip or any other), which the gateway does not inflate (HTTP 415, answered before Yoga). */
+  UNSUPPORTED_CONTENT_ENCODING: 'UNSUPPORTED_CONTENT_ENCODING',
   /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header or a Bearer token (HTTP 403; docs/clients.md#csrf). */
   CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the request sent query text, or no documentId (HTTP 400). */

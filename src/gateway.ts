@@ -12,6 +12,7 @@ import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
@@ -28,7 +29,6 @@ import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
-import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { schema, subgraphSchema } from './schema/index.js';
 import { UpstreamClient } from './upstream/client.js';
 
@@ -131,7 +131,7 @@ export function createGateway({
     // onResponse hooks that set headers: before compression, which rebuilds the response.
     useCacheControl(),
     useSecurityHeaders(),
-    settings.corsOrigins.length > 0 ? useVaryOrigin() : undefined,
+    settings.corsOrigins.length > 0 ? useCorsVary() : undefined,
     // Last: it compresses the final body, with every header already set.
     useCompression(settings),
   ].filter((plugin) => plugin !== undefined);

@@ -108,16 +108,6 @@ export const pathList = z
   .refine((paths) => paths.length > 0, 'must name at least one file or folder')
   .describe('file and folder paths, separated by commas');
 
-/** A comma-separated list of HTTP header names, e.g. `x-tenant-id, x-app-build`. */
-export const headerNames = z
-  .string()
-  .transform(commaSeparated)
-  .refine(
-    (names) => names.every((name) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)),
-    'must be HTTP header names separated by commas',
-  )
-  .describe('header names separated by commas');
-
 /** A comma-separated list of client names such as `web-app, admin-console`. */
 export const nameList = z
   .string()

@@ -3,7 +3,6 @@ import {
   ANY_ORIGIN,
   bytes,
   flag,
-  headerNames,
   httpUrl,
   isLoopback,
   milliseconds,
@@ -372,14 +371,6 @@ export const SETTINGS = {
     doc: 'Browser origins allowed to call, exact (scheme, host and port), `https://*.example.com` for its subdomains, or `*` for any ([clients](clients.md#browser-apps)).',
     section: 'clients',
   }),
-  corsAllowedHeaders: setting({
-    env: 'CORS_ALLOWED_HEADERS',
-    parse: headerNames,
-    default: [],
-    defaultText: 'none',
-    doc: 'Request headers a listed origin may send beyond the built-in list (the token, JSON, request id, CSRF, client awareness, W3C trace context, Sentry) ([clients](clients.md#browser-apps)).',
-    section: 'clients',
-  }),
   corsAllowCredentials: setting({
     env: 'CORS_ALLOW_CREDENTIALS',
     parse: flag,
@@ -427,6 +418,16 @@ export const SETTINGS = {
     doc: '`service.name` on every span.',
     section: 'operations',
   }),
+};
+
+/**
+ * Variables the gateway read once and reads no more, each with what to do. What they configured
+ * holds without them, so a deployment that still sets one keeps working; it is named in a warning
+ * at start-up, and listed in docs/configuration.md.
+ */
+export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  CORS_ALLOWED_HEADERS:
+    'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
 };
 
 /** A setting that does not parse, or settings that do not go together. */

@@ -43,17 +43,14 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     throw error;
   }
   const server = createHttpServer(gateway, settings);
-  const metricsServer = createMetricsServer(gateway.metrics);
+  const metricsServer = createMetricsServer(gateway.metrics, settings);
   const close = async () => {
     await Promise.all([closed(server), closed(metricsServer)]);
     await gateway.close();
     await upstream.close();
   };
   try {
-    const [port, metricsPort] = await Promise.all([
-      listen(server, settings.port, settings.host),
-      listen(metricsServer, settings.metricsPort, settings.host),
-    ]);
+    const [port, metricsPort] = await Promise.all([listen(server, 'port', settings), listen(metricsServer, 'metricsPort', settings)]);
     return { gateway, server, port, metricsPort, upstreamUrl: upstream.url, sandboxToken: upstream.sandboxToken, close };
   } catch (error) {
     await close();
