@@ -160,7 +160,9 @@ describe('start-up with the embedded sandbox', () => {
     const [, address] = await main.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/graphql)/);
     const [, token] = await main.waitFor(/Authorization: Bearer ([\w.-]+)/);
     expect(main.output()).toContain('; HOST=127.0.0.1 only; set HOST=0.0.0.0 to listen on every interface.');
-    expect(main.output()).toContain('serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token.');
+    expect(main.output()).toContain(
+      'serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token.',
+    );
 
     const page = await fetch(address!, { headers: { accept: 'text/html' } });
     const html = await page.text();
