@@ -122,16 +122,22 @@ describe('useAutomaticPersistedQueries', () => {
       }
     };
     const tiny = (serial: number) => `{hello}#${serial}`;
-    const registered = await heapHeldBy(apqStoreBytes, async (yoga) => {
-      await registerAll(tiny)(yoga);
-      // The last ones are kept, the first long gone.
-      expect((await answerTo(yoga, hashOnly(tiny(3_999)))).status).toBe(200);
-      expect(await answerTo(yoga, hashOnly(tiny(0)))).toEqual(NOT_FOUND);
-    });
+    // Each measured twice, the smaller kept: garbage another test file's worker leaves can only add to a measurement.
+    const twice = async (measure: () => Promise<number>) => Math.min(await measure(), await measure());
+    const registered = await twice(() =>
+      heapHeldBy(apqStoreBytes, async (yoga) => {
+        await registerAll(tiny)(yoga);
+        // The last ones are kept, the first long gone.
+        expect((await answerTo(yoga, hashOnly(tiny(3_999)))).status).toBe(200);
+        expect(await answerTo(yoga, hashOnly(tiny(0)))).toEqual(NOT_FOUND);
+      }),
+    );
     // The same traffic with texts that fail validation and are never kept: what the server holds besides the store.
-    const besides = await heapHeldBy(
-      apqStoreBytes,
-      registerAll((serial) => `{nope}#${serial}`),
+    const besides = await twice(() =>
+      heapHeldBy(
+        apqStoreBytes,
+        registerAll((serial) => `{nope}#${serial}`),
+      ),
     );
     const held = registered - besides;
     console.info(
