@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { SECTIONS, SETTING_RULES, SETTINGS } from '../src/config/settings.js';
+import { RETIRED_VARIABLES, SECTIONS, SETTING_RULES, SETTINGS } from '../src/config/settings.js';
 
 export const CONFIGURATION_DOC = new URL('../docs/configuration.md', import.meta.url);
 
@@ -44,6 +44,12 @@ export function renderConfiguration(): string {
     'Not settings: the OpenTelemetry exporter also reads the standard `OTEL_EXPORTER_OTLP_*` variables',
     '(headers, timeout, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), and with `WORKERS` above 1 the cluster',
     'primary passes `GATEWAY_PRIMARY_SANDBOX_URL` to its workers so that they share one sandbox; do not set it yourself.',
+    '',
+    '## Retired variables',
+    '',
+    'No longer read; what each configured holds without it. One that is still set is named in a warning at start-up:',
+    '',
+    ...Object.values(RETIRED_VARIABLES).map((warning) => `- ${warning}`),
     '',
   );
   return lines.join('\n');

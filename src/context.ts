@@ -62,6 +62,7 @@ class Caller {
       const { status, envelope } = await this.#client.request(request, caller, {
         signal: this.#request.signal,
         deadline: this.budget.deadline,
+        bytes: this.budget.bytes,
       });
       this.#statuses.push(status);
       return envelope;

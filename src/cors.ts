@@ -2,28 +2,6 @@ import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
 import type { Settings } from './config/settings.js';
 
-/**
- * Request headers a page on a listed origin may send: the bearer token, JSON, its request id and
- * Yoga's CSRF header, and what frontend stacks add on their own: Apollo's client awareness and
- * the GraphQL-over-HTTP client name, W3C trace context (OpenTelemetry's fetch instrumentation),
- * Sentry's tracing headers. CORS_ALLOWED_HEADERS adds to it. A list rather than mirroring
- * whatever a preflight asks for, so the answer says what the gateway reads.
- */
-export const CORS_ALLOWED_HEADERS = [
-  'Authorization',
-  'Content-Type',
-  'Accept',
-  'x-request-id',
-  'x-graphql-yoga-csrf',
-  'apollographql-client-name',
-  'apollographql-client-version',
-  'graphql-client-name',
-  'graphql-client-version',
-  'traceparent',
-  'tracestate',
-  'baggage',
-  'sentry-trace',
-];
 /** Answer headers a page may read: its request id, and how long to wait after a 429 or 503. */
 const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After'];
 /** How long a browser may reuse a preflight answer, in seconds. */
@@ -39,25 +17,33 @@ export interface CorsPolicy {
   headersFor(origin: string | undefined): Record<string, string>;
 }
 
-type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowedHeaders' | 'corsAllowCredentials'>;
+type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials'>;
 
 /**
  * CORS for an allow-list. A listed origin gets itself back, never the list; any other origin gets
  * no CORS headers at all. Credentials only when CORS_ALLOW_CREDENTIALS says so, and never with
  * `*` (refused at start-up). Every answer carries the same headers, Yoga's and the ones written
  * before Yoga alike, so a page can read a 413 as well as a 200.
+ *
+ * A listed origin's preflight is allowed the request headers it asks for, as Apollo Router does:
+ * each monitoring or tracing library a frontend adds sends headers of its own (Datadog's
+ * `x-datadog-*`, New Relic's `newrelic`, Elastic's `elastic-apm-traceparent`, X-Ray's
+ * `x-amzn-trace-id`, Dynatrace's `x-dtc`, …), and a fixed list failed each new one with "Failed to
+ * fetch". For a trusted page the headers it may send guard nothing: the gateway reads only the ones
+ * it knows, and forwards upstream only `Authorization` and a checked `x-request-id`. The names are
+ * given back one by one rather than as `*`, which a browser does not honour with credentials nor
+ * for `Authorization`. Yoga mirrors them when no list is given; src/plugins/use-cors-vary.ts keeps
+ * `Vary` whole.
  */
-export function corsPolicy({ corsOrigins, corsAllowedHeaders, corsAllowCredentials }: CorsSettings): CorsPolicy {
+export function corsPolicy({ corsOrigins, corsAllowCredentials }: CorsSettings): CorsPolicy {
   const any = corsOrigins.includes(ANY_ORIGIN);
   const exact = new Set(corsOrigins);
   const patterns = corsOrigins.map(subdomainMatcher).filter((match) => match !== undefined);
-  const allowedHeaders = [...new Set([...CORS_ALLOWED_HEADERS, ...corsAllowedHeaders])];
   const allowed = (origin: string | null | undefined): origin is string =>
     origin != null && (any || exact.has(origin) || patterns.some((matches) => matches(origin)));
   const optionsFor = (origin: string): CorsOptions => ({
     origin,
     methods: ['GET', 'POST'],
-    allowedHeaders,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     credentials: corsAllowCredentials,
     maxAge: CORS_MAX_AGE_SECONDS,

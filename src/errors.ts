@@ -16,10 +16,12 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
-  /** An operation limit (document size, depth, aliases, tokens, directives, cost, upstream calls); `extensions.limit` names it. */
+  /** An operation limit (document size, depth, aliases, tokens, directives, cost, upstream calls, entity representations); `extensions.limit` names it. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A request body with a Content-Encoding (gzip or any other), which the gateway does not inflate (HTTP 415, answered before Yoga). */
+  UNSUPPORTED_CONTENT_ENCODING: 'UNSUPPORTED_CONTENT_ENCODING',
   /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header or a Bearer token (HTTP 403; docs/clients.md#csrf). */
   CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the request sent query text, or no documentId (HTTP 400). */
@@ -75,7 +77,16 @@ export function unauthenticated(): GraphQLError {
   });
 }
 
-export type LimitName = 'documentBytes' | 'depth' | 'aliases' | 'tokens' | 'directives' | 'cost' | 'introspectionCost' | 'upstreamCalls';
+export type LimitName =
+  | 'documentBytes'
+  | 'depth'
+  | 'aliases'
+  | 'tokens'
+  | 'directives'
+  | 'cost'
+  | 'introspectionCost'
+  | 'upstreamCalls'
+  | 'representations';
 
 /** The error of every operation limit: one code, `extensions.limit` says which limit and `max` its value. */
 export function limitExceeded(limit: LimitName, max: number, message: string): GraphQLError {

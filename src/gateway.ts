@@ -13,6 +13,7 @@ import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
@@ -31,7 +32,6 @@ import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
-import { useVaryOrigin } from './plugins/use-vary-origin.js';
 import { schema, subgraphSchema } from './schema/index.js';
 import { openSharedState } from './state/shared-state.js';
 import { UpstreamClient } from './upstream/client.js';
@@ -133,7 +133,7 @@ export function createGateway({
     settings.graphiql ? useGraphiQLAssets() : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
-    trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries(settings),
+    trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
     settings.cacheTtlMs > 0
       ? useResponseCache({
@@ -152,7 +152,7 @@ export function createGateway({
     // onResponse hooks that set headers: before compression, which rebuilds the response.
     useCacheControl(),
     useSecurityHeaders(),
-    settings.corsOrigins.length > 0 ? useVaryOrigin() : undefined,
+    settings.corsOrigins.length > 0 ? useCorsVary() : undefined,
     // Last: it compresses the final body, with every header already set.
     useCompression(settings),
   ].filter((plugin) => plugin !== undefined);

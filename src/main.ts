@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { loadSettings } from './config/load.js';
+import { loadSettings, retiredVariableWarnings } from './config/load.js';
 import { ConfigError, type Settings } from './config/settings.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { announce } from './server/banner.js';
@@ -14,6 +14,8 @@ import { openUpstream, SANDBOX_URL_FROM_PRIMARY } from './server/upstream-source
 async function main(): Promise<void> {
   const settings = loadSettings();
   const root = createLogger({ level: settings.logLevel, production: settings.production });
+  // Said once per gateway: workers read the same environment.
+  if (cluster.isPrimary) for (const warning of retiredVariableWarnings()) root.warn(warning);
   if (cluster.isPrimary && settings.workers > 1) return supervise(settings, root);
   return serve(settings, cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root);
 }

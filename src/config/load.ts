@@ -1,4 +1,4 @@
-import { ConfigError, SETTINGS, type Settings, settingsWith } from './settings.js';
+import { ConfigError, RETIRED_VARIABLES, SETTINGS, type Settings, settingsWith } from './settings.js';
 
 /** The names of every environment variable the gateway reads. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).map((spec) => spec.env);
@@ -20,4 +20,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     parsed[key as keyof Settings] = result.data;
   }
   return settingsWith(parsed as Partial<Settings>);
+}
+
+/** A warning for each retired variable (RETIRED_VARIABLES) that is still set. */
+export function retiredVariableWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(RETIRED_VARIABLES)
+    .filter(([variable]) => env[variable] !== undefined)
+    .map(([, warning]) => warning);
 }

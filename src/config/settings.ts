@@ -3,7 +3,6 @@ import {
   ANY_ORIGIN,
   bytes,
   flag,
-  headerNames,
   httpUrl,
   isLoopback,
   keyPrefix,
@@ -202,7 +201,7 @@ export const SETTINGS = {
     env: 'UPSTREAM_MAX_BYTES',
     parse: bytes(1024, 1024 * 1024 * 1024),
     default: 10 * 1024 * 1024,
-    doc: 'Largest upstream response body; a larger one is cut off and answered `UPSTREAM_BAD_RESPONSE`.',
+    doc: 'Largest upstream response body, and the most the bodies of one HTTP request may hold together; past it the call is answered `UPSTREAM_BAD_RESPONSE`.',
     section: 'upstream',
   }),
   maxUpstreamCalls: setting({
@@ -357,7 +356,7 @@ export const SETTINGS = {
     env: 'APQ_STORE_BYTES',
     parse: bytes(0, 1024 * 1024 * 1024),
     default: 8 * 1024 * 1024,
-    doc: 'Memory for automatic persisted queries registered by clients, least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
+    doc: 'Memory for automatic persisted queries registered by clients (texts that passed validation, with their hashes and the store’s own share), least recently used dropped first; `0` turns APQ off. Off whenever `TRUSTED_DOCUMENTS` is set.',
     section: 'clients',
   }),
   trustedDocuments: setting({
@@ -374,14 +373,6 @@ export const SETTINGS = {
     default: ({ production }) => (production ? [] : [ANY_ORIGIN]),
     defaultText: '`*`, none when `NODE_ENV=production`',
     doc: 'Browser origins allowed to call, exact (scheme, host and port), `https://*.example.com` for its subdomains, or `*` for any ([clients](clients.md#browser-apps)).',
-    section: 'clients',
-  }),
-  corsAllowedHeaders: setting({
-    env: 'CORS_ALLOWED_HEADERS',
-    parse: headerNames,
-    default: [],
-    defaultText: 'none',
-    doc: 'Request headers a listed origin may send beyond the built-in list (the token, JSON, request id, CSRF, client awareness, W3C trace context, Sentry) ([clients](clients.md#browser-apps)).',
     section: 'clients',
   }),
   corsAllowCredentials: setting({
@@ -478,12 +469,14 @@ export const SETTINGS = {
     doc: 'Continue a caller’s W3C `traceparent`, so a browser’s trace runs through the gateway to the upstream; `false` starts every trace at the gateway, for a public gateway.',
     section: 'operations',
   }),
+  // Callers name themselves: first come, first labelled, would let 20 junk names sent with any accepted
+  // token push every real app into `other` until a restart. Production labels only the names listed.
   metricsClientNames: setting({
     env: 'METRICS_CLIENT_NAMES',
     parse: nameList,
-    default: undefined,
-    defaultText: 'unset: the first 20 seen',
-    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other`.',
+    default: ({ production }): string[] | undefined => (production ? [] : undefined),
+    defaultText: 'unset: none when `NODE_ENV=production`, the first 20 seen otherwise',
+    doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other` ([operations](operations.md#client-names-in-production)).',
     section: 'operations',
   }),
   serviceName: setting({
@@ -493,6 +486,16 @@ export const SETTINGS = {
     doc: '`service.name` on every span.',
     section: 'operations',
   }),
+};
+
+/**
+ * Variables the gateway read once and reads no more, each with what to do. What they configured
+ * holds without them, so a deployment that still sets one keeps working; it is named in a warning
+ * at start-up, and listed in docs/configuration.md.
+ */
+export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  CORS_ALLOWED_HEADERS:
+    'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
 };
 
 /** A setting that does not parse, or settings that do not go together. */

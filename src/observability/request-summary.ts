@@ -1,9 +1,22 @@
+import { MAX_NAME_LENGTH } from '../config/parsers.js';
 import type { ClientIdentity } from './client-identity.js';
 
 type Outcome = 'ok' | 'partial' | 'error';
 
 /** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass';
+
+const OPERATION_NAME = new RegExp(`^[_A-Za-z][_0-9A-Za-z]{0,${MAX_NAME_LENGTH - 1}}$`);
+
+/**
+ * An operation's name as logs, traces and metrics record it: as given when it is a GraphQL name of
+ * at most MAX_NAME_LENGTH characters, as client names are bounded (`clientOf`), and `other`
+ * otherwise. Callers choose it, as `operationName` or in the document.
+ */
+export function recordedOperationName(name: string | null | undefined): string | undefined {
+  if (name === null || name === undefined || name === '') return undefined;
+  return OPERATION_NAME.test(name) ? name : 'other';
+}
 
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {
@@ -12,7 +25,7 @@ export interface RequestSummary {
   batch?: { index: number; size: number };
   /** The calling app, from its client-awareness headers. */
   client: ClientIdentity;
-  /** The operation's own name, or undefined for an anonymous or unparsable one. */
+  /** The operation's name as `recordedOperationName` bounds it, or undefined for an anonymous or unparsable one. */
   operationName: string | undefined;
   operationType: 'query' | 'mutation' | 'subscription' | undefined;
   /** HTTP status of the response. */

@@ -1,10 +1,12 @@
 import type { Plugin } from 'graphql-yoga';
 import { ASSETS_PATH, graphiqlAssets } from '../graphiql/assets.js';
 import { acceptsGzip } from '../http/accept-encoding.js';
+import { ifNoneMatchMatches } from '../http/if-none-match.js';
 
 /**
  * Serves GraphiQL's static files under /graphiql/: content-hashed names, so each is cached for a
- * year and never revalidated (`immutable`), with a strong ETag for caches that ask anyway; gzipped
+ * year and never revalidated (`immutable`), with a strong ETag for caches that ask anyway (304 to a
+ * matching If-None-Match, weak or `*` included, as RFC 9110 compares them); gzipped
  * once at build for every caller that accepts gzip. An unknown name is 404.
  */
 export function useGraphiQLAssets(): Plugin {
@@ -23,12 +25,7 @@ export function useGraphiQLAssets(): Plugin {
         vary: 'Accept-Encoding',
         'x-content-type-options': 'nosniff',
       };
-      if (
-        request.headers
-          .get('if-none-match')
-          ?.split(/\s*,\s*/)
-          .includes(asset.etag)
-      ) {
+      if (ifNoneMatchMatches(request.headers.get('if-none-match'), asset.etag)) {
         return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
       }
       const gzipped = acceptsGzip(request.headers.get('accept-encoding'));

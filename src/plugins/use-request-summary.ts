@@ -4,7 +4,7 @@ import type { CallerContext } from '../context.js';
 import { codeOf } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
-import type { RequestSummary } from '../observability/request-summary.js';
+import { type RequestSummary, recordedOperationName } from '../observability/request-summary.js';
 
 /** What is learnt of one operation; a batched request has one per operation, in the batch's order. */
 interface Operation {
@@ -64,7 +64,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       if (record.batch) batchIndexes.set(context, index);
       const tracked = record.operations[index]!;
       tracked.paramsContext = context;
-      if (params.operationName) tracked.operationName = params.operationName;
+      if (params.operationName) tracked.operationName = recordedOperationName(params.operationName);
     },
     onExecute: ({ args }) => {
       const record = records.get(args.contextValue.request);
@@ -72,7 +72,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       if (!tracked) return;
       const definition = getOperationAST(args.document, args.operationName);
       tracked.operationType = definition?.operation;
-      tracked.operationName = definition?.name?.value;
+      tracked.operationName = recordedOperationName(definition?.name?.value);
       tracked.context = args.contextValue as Partial<CallerContext>;
     },
     onResultProcess: ({ request, result }) => {

@@ -4,6 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
 import { requestIdOf } from '../observability/request-id.js';
+import { recordedOperationName } from '../observability/request-summary.js';
 
 export interface TracingOptions {
   /** Makes the spans; needs a registered tracer provider (context manager and W3C propagator). */
@@ -52,7 +53,7 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
       const span = spans.get(args.contextValue);
       const operation = getOperationAST(args.document, args.operationName);
       if (!span || !operation) return;
-      const name = operation.name?.value;
+      const name = recordedOperationName(operation.name?.value);
       span.updateName(name ? `${operation.operation} ${name}` : operation.operation);
       span.setAttribute('graphql.operation.type', operation.operation);
       if (name) span.setAttribute('graphql.operation.name', name);

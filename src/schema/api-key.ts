@@ -3,7 +3,7 @@ import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { ErrorCode, unauthenticated } from '../errors.js';
+import { badUserInput, ErrorCode } from '../errors.js';
 import type { UpstreamCallEstimate } from '../upstream/budget.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 import { nextCursorFromLinks } from '../upstream/links.js';
@@ -14,6 +14,7 @@ import {
   type ResumePoint,
   UPSTREAM_MAX_PAGE,
   upstreamPagesFor,
+  walkOf,
 } from '../upstream/paging.js';
 import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
@@ -90,13 +91,15 @@ const apiKeyPages =
  * router asks for in one request are found together: one walk of `GET /api_keys`, page by page,
  * that stops as soon as every id is found. Each page is an upstream call of the request, counted
  * against MAX_UPSTREAM_CALLS and REQUEST_DEADLINE_MS like any other; an id the walk does not find
- * is `null` with a NOT_FOUND error at its place in `_entities`.
+ * is `null` with a NOT_FOUND error at its place in `_entities`. The token and the representations'
+ * `__typename` are checked for `_entities` as a whole (src/schema/entities.ts).
  */
 builder.asEntity(ApiKey, {
   key: builder.selection<{ id: string }>('id'),
   // Async, so that a refusal is the error of this representation, at its place in `_entities`.
-  resolveReference: async ({ id }, context: GatewayContext) => {
-    if (context.caller.authorization === null) throw unauthenticated();
+  resolveReference: async ({ id }: { id: unknown }, context: GatewayContext) => {
+    // The router's mistake, not the upstream's: a representation without its key.
+    if (typeof id !== 'string' || id === '') throw badUserInput('The representation needs the key of ApiKey: "id", a non-empty string.');
     return apiKeysById(context).load(id);
   },
 });
@@ -109,7 +112,7 @@ const apiKeysById = createContextCache(
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
   const found = new Map<string, ApiKeyRecord>();
-  const page = apiKeyPages(caller);
+  const page = walkOf(apiKeyPages(caller));
   let cursor: string | null = null;
   do {
     // The upstream's largest page: fewest calls for the walk.

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
+import { checkedEntities } from './entities.js';
 import './audited-record.js';
 import './api-key.js';
 import './hotspot.js';
@@ -18,10 +19,11 @@ const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';
 let subgraph: GraphQLSchema | undefined;
 
 /**
- * The same schema as a Federation 2 subgraph (FEDERATION=true): `_service`, `_entities`, `@key` on
- * the records and `@shareable` on PageInfo. Built on first use, since most deployments never need it.
+ * The same schema as a Federation 2 subgraph (FEDERATION=true): `_service`, `_entities` (its
+ * representations checked, `checkedEntities`), `@key` on the records and `@shareable` on PageInfo.
+ * Built on first use, since most deployments never need it.
  */
 export function subgraphSchema(): GraphQLSchema {
-  subgraph ??= builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK });
+  subgraph ??= checkedEntities(builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK }));
   return subgraph;
 }

@@ -1,8 +1,11 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import { isContentCoded } from '../http/content-encoding.js';
+import { boundedServer } from './bounded-server.js';
 
 /**
  * The node:http server in front of the Yoga handler.
@@ -10,52 +13,87 @@ import type { Gateway } from '../gateway.js';
  * It enforces the body limit here, where it is cheap: a declared Content-Length is checked before
  * a byte is read (and before `100 Continue` is sent to a client that waits for it), and only a
  * chunked body (no Content-Length) is counted as it arrives. Yoga's own limit is switched off (see
- * `maxRequestBodySize` in src/gateway.ts) because it pipes every body through an extra stream.
+ * `maxRequestBodySize` in src/gateway.ts) because it pipes every body through an extra stream. A
+ * compressed body is refused unread too (415, see CONTENT_CODED).
  *
- * It bounds how long a connection may hold a socket: idle between requests, sending headers,
- * sending a body; and how many connections there may be. Node's defaults (5 minutes for a
- * request, no cap) let a slow client hold sockets for as long as it likes.
+ * A refused body is still being sent when its answer is written. Closing the socket under a sending
+ * client resets the connection, and most clients then report a network error instead of the answer
+ * (docs/security.md, section "Refused uploads"). So the rest of the body is read and thrown away first,
+ * within bounds (what nginx calls lingering close), and the connection is closed only once nothing
+ * is left unread: see LINGER_MAX_BYTES.
+ *
+ * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
 export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: SectionSettings<'server'>): Server {
   const { maxBodyBytes } = settings;
   const handler: RequestListener = gateway.yoga;
-  // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
-  const tooLarge = (req: IncomingMessage, res: ServerResponse) =>
-    refuseTooLarge(res, maxBodyBytes, gateway.headersBeforeYoga(req.headers.origin));
-  // Node's parser has already rejected malformed lengths and Content-Length with Transfer-Encoding.
-  const declaredTooLarge = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > maxBodyBytes;
-  const server = createServer(
-    {
-      keepAliveTimeout: settings.keepAliveTimeoutMs,
-      headersTimeout: settings.headersTimeoutMs,
-      requestTimeout: settings.requestTimeoutMs,
-      // Node checks the two timeouts above on this interval (30 s by default), which would stretch them.
-      connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
-    },
-    (req, res) => {
-      if (req.headers['content-length'] !== undefined) return declaredTooLarge(req) ? tooLarge(req, res) : handler(req, res);
-      if (req.headers['transfer-encoding'] === undefined) return handler(req, res);
-      readCapped(req, maxBodyBytes).then(
-        (body) => {
-          if (body === null) return tooLarge(req, res);
-          // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
-          // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
-          (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
-          return handler(req, res);
-        },
-        () => res.destroy(),
-      );
-    },
-  );
-  server.maxConnections = settings.maxConnections;
+  // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
+  // pipelined after it, which Node's parser would otherwise hand on while the refused body drains.
+  const closing = new WeakSet<Socket>();
+  const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal) => {
+    closing.add(req.socket);
+    // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
+    writeRefusal(res, refusal, gateway.headersBeforeYoga(req.headers.origin));
+    discardRest(req, () => res.end());
+  };
+  const tooLarge: Refusal = {
+    status: 413,
+    code: ErrorCode.PAYLOAD_TOO_LARGE,
+    message: `The request body is larger than ${maxBodyBytes} bytes.`,
+  };
+  // Refused before a byte of the body is read. Node's parser has already rejected malformed
+  // lengths and Content-Length with Transfer-Encoding.
+  const refusedUnread = (req: IncomingMessage): Refusal | undefined => {
+    if (isContentCoded(req.headers['content-encoding'])) return CONTENT_CODED;
+    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge;
+    return undefined;
+  };
+  const server = boundedServer(settings, (req, res) => {
+    if (closing.has(req.socket)) return;
+    const refusal = refusedUnread(req);
+    if (refusal) return refuse(req, res, refusal);
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return handler(req, res);
+    readCapped(req, maxBodyBytes).then(
+      (body) => {
+        if (body === null) return refuse(req, res, tooLarge);
+        // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
+        // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
+        (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
+        return handler(req, res);
+      },
+      () => res.destroy(),
+    );
+  });
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
-    if (declaredTooLarge(req)) return tooLarge(req, res);
+    const refusal = refusedUnread(req);
+    if (refusal) return refuse(req, res, refusal);
     res.writeContinue();
     server.emit('request', req, res);
   });
   return server;
 }
+
+/** An answer written here, before Yoga, to a request whose body is not read. */
+interface Refusal {
+  status: 413 | 415;
+  code: ErrorCode;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A body with a Content-Encoding is refused rather than read as if it were plain (where a gzipped
+ * JSON body became "not valid JSON"): the gateway inflates nothing, since an inflated body would
+ * pass MAX_BODY_BYTES by the compression ratio. Accept-Encoding says what a request may use instead
+ * (RFC 9110, 15.5.16).
+ */
+const CONTENT_CODED: Refusal = {
+  status: 415,
+  code: ErrorCode.UNSUPPORTED_CONTENT_ENCODING,
+  message: 'The request body must not be compressed: send it without Content-Encoding.',
+  headers: { 'accept-encoding': 'identity' },
+};
 
 /**
  * The whole body, or null as soon as it passes `limit` bytes. Events rather than `for await`:
@@ -76,17 +114,41 @@ function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null>
   });
 }
 
-function refuseTooLarge(res: ServerResponse, limit: number, headers: Record<string, string>): void {
-  const body = JSON.stringify({
-    errors: [{ message: `The request body is larger than ${limit} bytes.`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
+/**
+ * How much of a refused body is read and thrown away after its answer before the connection is cut:
+ * room for the uploads clients send by mistake (a file in a variable), well beyond any
+ * `MAX_BODY_BYTES`' default, while holding no memory (each chunk is dropped as it comes) and
+ * costing about as much CPU as reading a body of that size. The time is bounded too, by the
+ * request's own REQUEST_TIMEOUT_MS, counted from its first byte (Node's timer, as for any request).
+ */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads the rest of a refused request and drops it, then calls `done`; a body that goes on past
+ * LINGER_MAX_BYTES more has its connection cut. Ending the answer only then lets Node close a
+ * socket with nothing left unread: a close with unread bytes is sent as a reset, which can reach
+ * the client before it has read its answer.
+ */
+function discardRest(req: IncomingMessage, done: () => void): void {
+  let left = LINGER_MAX_BYTES;
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.socket.destroy();
   });
-  // Closing the connection spares reading the rest of an oversized body just to keep it alive.
-  res.writeHead(413, {
+  req.once('end', done).resume();
+}
+
+/** Writes the whole answer without ending the response, which waits for the body to be drained. */
+function writeRefusal(res: ServerResponse, { status, code, message, headers }: Refusal, corsAndSecurity: Record<string, string>): void {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
+  // Closing the connection spares keeping it alive for a client that sends what is refused.
+  res.writeHead(status, {
+    ...corsAndSecurity,
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'private, no-store',
     connection: 'close',
   });
-  res.end(body);
+  res.write(body);
 }

@@ -50,17 +50,14 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
   // the shared state; one that does not is not waited for: the stores answer without it until it does.
   await Promise.race([gateway.stateConnected(), setTimeout(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
   const server = createHttpServer(gateway, settings);
-  const metricsServer = createMetricsServer(gateway.metrics);
+  const metricsServer = createMetricsServer(gateway.metrics, settings);
   const close = async () => {
     await Promise.all([closed(server), closed(metricsServer)]);
     await gateway.close();
     await upstream.close();
   };
   try {
-    const [port, metricsPort] = await Promise.all([
-      listen(server, settings.port, settings.host),
-      listen(metricsServer, settings.metricsPort, settings.host),
-    ]);
+    const [port, metricsPort] = await Promise.all([listen(server, 'port', settings), listen(metricsServer, 'metricsPort', settings)]);
     return { gateway, server, port, metricsPort, upstreamUrl: upstream.url, sandboxToken: upstream.sandboxToken, close };
   } catch (error) {
     await close();

@@ -6,12 +6,20 @@ export interface Deadline {
   ms: number;
 }
 
-/** What bounds one upstream call besides UPSTREAM_TIMEOUT_MS: the operation it is made for. */
+/** The upstream answer bytes an HTTP request may still read, all its calls together (UPSTREAM_MAX_BYTES). */
+export interface ReadAllowance {
+  readonly max: number;
+  left: number;
+}
+
+/** What bounds one upstream call besides UPSTREAM_TIMEOUT_MS and UPSTREAM_MAX_BYTES: the operation it is made for. */
 export interface CallLimits {
   /** Aborted when the caller went away. @default never aborted */
   signal?: AbortSignal | undefined;
   /** The operation's deadline. @default none: UPSTREAM_TIMEOUT_MS alone */
   deadline?: Deadline | undefined;
+  /** What the request's answers may still hold; each body read is taken from it. @default none: UPSTREAM_MAX_BYTES per body alone */
+  bytes?: ReadAllowance | undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { SectionSettings } from '../config/settings.js';
 import { codeOf } from '../errors.js';
 import { type Answer, type Envelope, envelopeOf, readAnswer } from './answer.js';
 import { type BreakerState, UpstreamBreaker } from './breaker.js';
-import { type CallLimits, CallTimer } from './call-timer.js';
+import { type CallLimits, CallTimer, type ReadAllowance } from './call-timer.js';
 import { deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
 import { type CallerIdentity, httpRequestOf, type UpstreamRequest } from './http-request.js';
 import { InFlightReads } from './in-flight-reads.js';
@@ -169,6 +169,7 @@ export class UpstreamClient {
     } finally {
       timer.end();
     }
+    if (limits.bytes) takeBytes(limits.bytes, answer);
     return { status: answer.status, envelope: envelopeOf(answer, caller.authorization.replace(/^Bearer\s+/i, '')) };
   }
 
@@ -187,4 +188,18 @@ export class UpstreamClient {
     }
     return upstreamUnavailable(status);
   }
+}
+
+/**
+ * Takes a body from what the request may still read, before it is parsed; past it the answer is
+ * UPSTREAM_BAD_RESPONSE. UPSTREAM_MAX_BYTES bounds each body as it streams in (undici); this bounds
+ * the bodies of one request together, so a request holds at most that much of what the upstream
+ * sent, plus the one body that passed it.
+ */
+function takeBytes(allowance: ReadAllowance, answer: Answer): void {
+  const bytes = Buffer.byteLength(answer.text);
+  if (bytes > allowance.left) {
+    throw upstreamBadResponse(`the answers to this request are larger than ${allowance.max} bytes together`, answer.status);
+  }
+  allowance.left -= bytes;
 }

@@ -51,11 +51,28 @@ export interface Connection<T> {
 export type FetchPage<T> = (cursor: string | null, limit: number) => Promise<UpstreamPage<T>>;
 
 /**
- * Builds a forward connection of `first` records from an upstream that pages with a cursor and a
- * limit of at most 25: it follows next cursors page after page until it has `first` records or the
- * list ends.
+ * `fetchPage` for one walk of a list, refusing a next cursor the walk has already read: the
+ * upstream's loop, and its fault (UPSTREAM_BAD_RESPONSE). Read again, such a page comes from the
+ * request's cache of identical reads, so a connection would repeat its records and a walk that
+ * stops only once it has found its ids would never stop, blocking the process.
  */
-export async function forwardConnection<T>(fetchPage: FetchPage<T>, first: number, after: ResumePoint | null): Promise<Connection<T>> {
+export function walkOf<T>(fetchPage: FetchPage<T>): FetchPage<T> {
+  const read = new Set<string | null>();
+  return async (cursor, limit) => {
+    read.add(cursor);
+    const page = await fetchPage(cursor, limit);
+    if (page.next !== null && read.has(page.next)) throw upstreamBadResponse('links.next points back to a page already read');
+    return page;
+  };
+}
+
+/**
+ * Builds a forward connection of `first` records from an upstream that pages with a cursor and a
+ * limit of at most 25: it follows next cursors page after page (never one it has read, `walkOf`)
+ * until it has `first` records or the list ends.
+ */
+export async function forwardConnection<T>(pages: FetchPage<T>, first: number, after: ResumePoint | null): Promise<Connection<T>> {
+  const fetchPage = walkOf(pages);
   const edges: Edge<T>[] = [];
   let { cursor, skip } = after ?? { cursor: null, skip: 0 };
   let hasNextPage = false;

@@ -153,6 +153,57 @@ describeInBrowser('frontend stacks on an allowed origin', () => {
   });
 });
 
+/**
+ * The headers each monitoring agent adds to a fetch to an origin it traces, by their real names,
+ * with values of their shape: the agents themselves patch `fetch` the same way.
+ */
+const MONITORING: Array<[string, Record<string, string>]> = [
+  [
+    'Datadog RUM',
+    {
+      'x-datadog-trace-id': '2876544938539577541',
+      'x-datadog-parent-id': '1285743025513413214',
+      'x-datadog-origin': 'rum',
+      'x-datadog-sampling-priority': '1',
+      traceparent: '00-000000000000000027eb2b8d4ad02345-11d7a4d1c2f3e45e-01',
+      tracestate: 'dd=s:1;o:rum',
+    },
+  ],
+  [
+    'New Relic',
+    { newrelic: 'eyJ2IjpbMCwxXSwiZCI6eyJ0eSI6IkJyb3dzZXIifX0=', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+  ],
+  ['Elastic APM', { 'elastic-apm-traceparent': '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }],
+  ['AWS X-Ray', { 'x-amzn-trace-id': 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1' }],
+  ['Dynatrace', { 'x-dtc': 'sn="v_4_srv_1_sn_5C0E1A5DB4E7"' }],
+];
+
+describeInBrowser('monitoring agents on an allowed origin, with no setting beyond CORS_ORIGINS', () => {
+  it.for(MONITORING)('%s: the fetch passes its preflight and reads its answer', async ([, headers], { browser, gateway }) => {
+    expect(await inPage(browser, listedApp.origin, 'fetchWith', gateway.url, TOKEN, 'same-origin', headers)).toEqual({
+      status: 200,
+      body: { data: TWO_KEYS },
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+  });
+
+  it.for(MONITORING)(
+    "%s, with credentials: 'include' and CORS_ALLOW_CREDENTIALS: reads its answer",
+    async ([, headers], { browser, withCredentials }) => {
+      expect(await inPage(browser, listedApp.origin, 'fetchWith', withCredentials.url, TOKEN, 'include', headers)).toMatchObject({
+        status: 200,
+        body: { data: TWO_KEYS },
+      });
+    },
+  );
+
+  it.for(MONITORING)('%s, from an origin off the list: stopped at the preflight', async ([, headers], { browser, gateway }) => {
+    expect(await inPage(browser, strangerApp.origin, 'fetchWith', gateway.url, TOKEN, 'same-origin', headers)).toEqual({
+      failed: 'TypeError: Failed to fetch',
+    });
+  });
+});
+
 describeInBrowser('a page on an origin off the list', () => {
   it('reads nothing, with any stack', async ({ browser, gateway }) => {
     expect(await inPage(browser, strangerApp.origin, 'tracedFetch', gateway.url, TOKEN)).toEqual({ failed: 'TypeError: Failed to fetch' });

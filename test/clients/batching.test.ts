@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import { apqEntryBytes } from '../../src/state/persisted-queries.js';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, test } from '../support/fixtures.js';
 
@@ -100,6 +101,19 @@ describe('automatic persisted queries', () => {
     expect([get.status, await get.json()]).toEqual([200, data]);
   });
 
+  it('refuse a query that is not a string 400 BAD_REQUEST, even sent with the hash of its text form', async ({ gateway }) => {
+    for (const [query, type] of [
+      [{ apiKeys: 1 }, 'object'],
+      [123, 'number'],
+      [false, 'boolean'],
+    ] as const) {
+      expect(await post(gateway.url, { query, extensions: persisted(sha256(String(query))) })).toEqual({
+        status: 400,
+        body: { errors: [{ message: `Expected "query" param to be a string, but given ${type}.`, extensions: { code: 'BAD_REQUEST' } }] },
+      });
+    }
+  });
+
   it('refuse a text whose hash is not the one sent, and register nothing', async ({ gateway }) => {
     const extensions = persisted(sha256('query Other { __typename }'));
     expect(await post(gateway.url, { query: QUERY, extensions })).toEqual({
@@ -111,10 +125,11 @@ describe('automatic persisted queries', () => {
 });
 
 describe('the persisted query store', () => {
-  test('holds at most APQ_STORE_BYTES of text, dropping the least recently used', async ({ start }) => {
+  test('holds at most APQ_STORE_BYTES of texts, hashes and entries, dropping the least recently used', async ({ start }) => {
     const sandbox = await start.sandbox();
-    const gateway = await start.gateway({ upstreamUrl: new URL(sandbox.url), apqStoreBytes: 200 });
     const [a, b] = ['query A { __typename }', `query B { __typename ${' '.repeat(100)}}`];
+    // Room for the larger entry alone.
+    const gateway = await start.gateway({ upstreamUrl: new URL(sandbox.url), apqStoreBytes: apqEntryBytes(sha256(b), b) });
     const run = (query: string, withText: boolean) =>
       post(gateway.url, { ...(withText ? { query } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } });
     expect((await run(a, true)).status).toBe(200);

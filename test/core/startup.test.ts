@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 
@@ -29,10 +30,21 @@ function startMain(env: Record<string, string>) {
 }
 
 let running: ChildProcess | undefined;
+let squatter: Server | undefined;
 afterEach(() => {
   running?.kill('SIGKILL');
   running = undefined;
+  squatter?.close();
+  squatter = undefined;
 });
+
+/** Listens on a free port of 127.0.0.1, as another process on the host would, and returns it. */
+async function takenPort(): Promise<number> {
+  const server = createServer();
+  squatter = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as { port: number }).port;
+}
 
 describe('configuration', () => {
   it('has documented defaults', () => {
@@ -123,6 +135,23 @@ describe('operator mistakes stop start-up with exit status 1 and one line naming
   });
 });
 
+describe('a retired variable', () => {
+  it('still set, is named in one warning and start-up goes on: what it configured holds without it', async () => {
+    const main = startMain({ NODE_ENV: 'production', SANDBOX: 'true', PORT: '0', HOST: '127.0.0.1', CORS_ALLOWED_HEADERS: 'x-tenant-id' });
+    running = main.child;
+    await main.waitFor(/accepts any bearer token/);
+    const lines = printed(main).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ level, msg }) => [level, msg])).toEqual([
+      [
+        40,
+        'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
+      ],
+      [30, 'GraphQL gateway listening'],
+      [40, 'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token'],
+    ]);
+  });
+});
+
 describe('start-up with the embedded sandbox', () => {
   it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
     // No HOST: outside production the gateway listens on loopback, and says so.
@@ -148,5 +177,45 @@ describe('start-up with the embedded sandbox', () => {
       body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id name } } }' }),
     });
     expect(await answer.json()).toEqual({ data: { apiKeys: { nodes: [{ id: 'ak_001', name: 'API key 1' }] } } });
+  });
+});
+
+describe('an address that cannot be had stops start-up with exit status 1 and one line naming the setting', () => {
+  /** The one line of a gateway that found its port taken. */
+  const inUse = (variable: string, port: number) =>
+    `The gateway could not start: ${variable}=${port}: 127.0.0.1:${port} is already in use; set ${variable} to a free port.`;
+
+  it.for(['PORT', 'METRICS_PORT'])('%s already in use, as by a second gateway on the host', async (variable) => {
+    const port = await takenPort();
+    const main = startMain({ PORT: '0', HOST: '127.0.0.1', [variable]: String(port) });
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toEqual([inUse(variable, port)]);
+  });
+
+  it('METRICS_PORT already in use under WORKERS=2: the worker says so, and the primary stops', async () => {
+    const port = await takenPort();
+    const main = startMain({
+      PORT: '0',
+      METRICS_PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: '2',
+      NODE_ENV: 'production',
+      SANDBOX: 'true',
+    });
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toContain(inUse('METRICS_PORT', port));
+    expect(main.output()).toContain('a worker exited before it could listen; stopping');
+  });
+
+  it('HOST that is not an address of this machine', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned to a machine.
+    const main = startMain({ PORT: '0', HOST: '192.0.2.1' });
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toEqual([
+      'The gateway could not start: HOST=192.0.2.1: 192.0.2.1:0 is not an address of this machine; set HOST to one of its addresses (0.0.0.0 for all).',
+    ]);
   });
 });

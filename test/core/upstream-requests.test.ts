@@ -111,8 +111,12 @@ describe('apiKeys', () => {
   });
 
   it('resumes from a cursor in the middle of an upstream page with the upstream cursor of that page', async ({ gateway, upstream }) => {
+    // Page p2 links on to p3 (a page linking to itself is a loop, refused).
     upstream.answer((request) => ({
-      body: apiKeyPage(apiKeys(Number(request.query.limit), request.query.cursor === 'p2' ? 26 : 1), 'p2'),
+      body: apiKeyPage(
+        apiKeys(Number(request.query.limit), request.query.cursor === 'p2' ? 26 : 1),
+        request.query.cursor === 'p2' ? 'p3' : 'p2',
+      ),
     }));
     const first = await gateway.graphql('{ apiKeys(first: 30) { edges { cursor node { id } } } }', { headers: AUTH });
     const edges = (first.body.data as any).apiKeys.edges;

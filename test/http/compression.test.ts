@@ -1,10 +1,10 @@
-import { gunzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { graphqlBody, rawHttp } from '../support/raw-http.js';
+import { graphqlBody, openConnection, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { AUDIT_FIELDS, apiKeys } from '../support/records.js';
 
@@ -60,4 +60,67 @@ describe('compression', () => {
       expect(JSON.parse(answer.body.toString())).toEqual(bigData);
     },
   );
+});
+
+describe('a compressed request body', () => {
+  const refused = {
+    errors: [
+      {
+        message: 'The request body must not be compressed: send it without Content-Encoding.',
+        extensions: { code: 'UNSUPPORTED_CONTENT_ENCODING' },
+      },
+    ],
+  };
+  const body = graphqlBody(smallQuery);
+  const post = (gateway: RunningGateway, contentEncoding: string, sent: Buffer | Buffer[]) =>
+    rawHttp(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': contentEncoding, ...AUTH },
+      body: sent,
+    });
+
+  it('is refused 415 UNSUPPORTED_CONTENT_ENCODING before it is read, naming what is accepted, and nothing goes upstream', async ({
+    gateway,
+    upstream,
+  }) => {
+    const answer = await post(gateway, 'gzip', gzipSync(body));
+    expect(answer.status).toBe(415);
+    expect(answer.headers).toMatchObject({
+      'accept-encoding': 'identity',
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+      connection: 'close',
+    });
+    expect(JSON.parse(answer.body.toString())).toEqual(refused);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it.for<[string, Buffer | Buffer[]]>([
+    ['deflate', deflateSync(body)],
+    ['br', brotliCompressSync(body)],
+    ['x-gzip', gzipSync(body)],
+    ['GZIP', gzipSync(body)],
+    ['identity, gzip', gzipSync(body)],
+    ['gzip', [gzipSync(body)]],
+  ])('is refused the same with Content-Encoding: %s (declared or chunked)', async ([contentEncoding, sent], { gateway, upstream }) => {
+    const answer = await post(gateway, contentEncoding, sent);
+    expect([answer.status, JSON.parse(answer.body.toString())]).toEqual([415, refused]);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('is refused before 100 Continue, so a client that waits for it never sends the body', async ({ gateway }) => {
+    const connection = await openConnection(gateway.url);
+    connection.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 415 Unsupported Media Type\r\n[\s\S]*"code":"UNSUPPORTED_CONTENT_ENCODING"/);
+    connection.socket.destroy();
+  });
+
+  it('Content-Encoding: identity, which is no coding, is read as it is', async ({ gateway }) => {
+    const answer = await post(gateway, 'identity', Buffer.from(body));
+    expect([answer.status, JSON.parse(answer.body.toString())]).toEqual([200, { data: { apiKeys: { nodes: [{ id: 'k1' }] } } }]);
+  });
 });

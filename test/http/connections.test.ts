@@ -1,7 +1,7 @@
-import { connect, type Socket } from 'node:net';
 import { describe, expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { openConnection } from '../support/raw-http.js';
 
 /** How long a client may hold a socket, and how many it may hold, over raw TCP on loopback. */
 const it = gatewayOverUpstream(undefined, {
@@ -12,24 +12,7 @@ const it = gatewayOverUpstream(undefined, {
   maxBodyBytes: 1_000,
 });
 
-interface Connection {
-  socket: Socket;
-  /** Everything received so far. */
-  received(): string;
-  /** Resolves with the time from `since` until the server closed the socket. */
-  closed: Promise<number>;
-}
-
-async function open(gateway: RunningGateway): Promise<Connection> {
-  const { port } = new URL(gateway.url);
-  const socket = connect(Number(port), '127.0.0.1');
-  await new Promise<void>((resolve) => socket.once('connect', resolve));
-  const started = performance.now();
-  let text = '';
-  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
-  return { socket, received: () => text, closed };
-}
+const open = (gateway: RunningGateway) => openConnection(gateway.url);
 
 const REQUEST = 'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\n';
 const BODY = '{"query":"{ __typename }"}';
@@ -67,6 +50,16 @@ describe('connections', () => {
     expect(connection.received()).toContain('"code":"PAYLOAD_TOO_LARGE"');
   });
 
+  it('a refused body that stops coming is read until REQUEST_TIMEOUT_MS, then its connection is closed', async ({ gateway }) => {
+    const connection = await open(gateway);
+    connection.socket.write(`${REQUEST}content-length: 5000\r\n\r\n${'x'.repeat(2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The 413 is out at once; the connection waits for the rest of the body, which never comes.
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n[\s\S]*"code":"PAYLOAD_TOO_LARGE"/);
+    expect(connection.socket.readyState).toBe('open');
+    await connection.closed;
+  });
+
   it('Expect: 100-continue within the limit gets 100 Continue, then the answer', async ({ gateway }) => {
     const connection = await open(gateway);
     connection.socket.write(`${REQUEST}content-length: ${BODY.length}\r\nexpect: 100-continue\r\nconnection: close\r\n\r\n`);
@@ -76,14 +69,44 @@ describe('connections', () => {
     await connection.closed;
     expect(connection.received()).toMatch(/\{"data":\{"__typename":"Query"\}\}$/);
   });
+});
 
-  it('a connection past MAX_CONNECTIONS is closed at once', async ({ gateway }) => {
-    const held = await Promise.all([open(gateway), open(gateway), open(gateway)]);
-    const extra = await open(gateway);
-    await extra.closed;
-    // Closed for the cap, not by the headers timeout: the three held before it are still open.
-    expect(held.map((connection) => connection.socket.readyState)).toEqual(['open', 'open', 'open']);
-    expect(extra.received()).toBe('');
-    for (const connection of held) connection.socket.destroy();
+describe('connections to the metrics port (METRICS_PORT) have the same bounds', () => {
+  const openMetrics = (gateway: RunningGateway) => openConnection(gateway.metricsUrl);
+
+  it('a connection that sends part of its headers and stops is closed after HEADERS_TIMEOUT_MS', async ({ gateway }) => {
+    const connection = await openMetrics(gateway);
+    connection.socket.write('GET /metrics HTTP/1.1\r\nHost: metrics\r\n');
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(after).toBeGreaterThanOrEqual(450);
+    expect(after).toBeLessThan(5_000);
   });
+
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async ({ gateway }) => {
+    const connection = await openMetrics(gateway);
+    connection.socket.write('GET /metrics HTTP/1.1\r\nHost: metrics\r\n\r\n');
+    const after = await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*gateway_graphql_requests_total/);
+    expect(after).toBeLessThan(5_000);
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  // Each server counts its own: the GraphQL port, and the metrics port, which listens on HOST too.
+  it.for(['url', 'metricsUrl'] as const)(
+    'a connection past MAX_CONNECTIONS to the gateway’s %s is closed at once',
+    async (port, { gateway }) => {
+      const connect = () => openConnection(gateway[port]);
+      const held = await Promise.all([connect(), connect(), connect()]);
+      const extra = await connect();
+      await extra.closed;
+      // Closed for the cap, not by the headers timeout: the three held before it are still open.
+      expect(held.map((connection) => connection.socket.readyState)).toEqual(['open', 'open', 'open']);
+      expect(extra.received()).toBe('');
+      // Closed before the next test, which would otherwise find the cap still taken.
+      for (const connection of held) connection.socket.destroy();
+      await Promise.all(held.map((connection) => connection.closed));
+    },
+  );
 });

@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/settings.js';
-import { CORS_ALLOWED_HEADERS } from '../../src/cors.js';
 import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
@@ -57,11 +56,12 @@ describe('a preflight', () => {
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
-      'access-control-allow-headers': CORS_ALLOWED_HEADERS.join(', '),
+      'access-control-allow-headers': 'authorization,content-type,x-request-id',
       'access-control-expose-headers': 'x-request-id, Retry-After',
       'access-control-max-age': '600',
     });
-    expect(answer.headers.vary).toBe('Origin');
+    // The answer depends on the headers asked for as well as on the origin: a cache must tell both apart.
+    expect(answer.headers.vary).toBe('Access-Control-Request-Headers, Origin');
     expect(upstream.requests).toEqual([]);
   });
 
@@ -73,7 +73,16 @@ describe('a preflight', () => {
   it('from an origin off the list gets no CORS headers at all', async ({ gateway }) => {
     const answer = await preflight(gateway, STRANGER);
     expect(corsHeaders(answer)).toEqual({});
-    expect(answer.headers.vary).toBe('Origin');
+    // Every preflight names both, so that a cache never serves one list's answer to another.
+    expect(answer.headers.vary).toBe('Origin, Access-Control-Request-Headers');
+  });
+
+  it('without Access-Control-Request-Headers allows no headers, and still varies on them', async ({ gateway }) => {
+    const answer = await rawHttp(gateway.url, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'GET' } });
+    expect(answer.status).toBe(204);
+    expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(answer.headers['access-control-allow-headers']).toBeUndefined();
+    expect(answer.headers.vary).toBe('Origin, Access-Control-Request-Headers');
   });
 
   it('gets no CORS headers when no origin is configured', async ({ closed }) => {
@@ -105,37 +114,83 @@ describe('a preflight', () => {
 });
 
 describe('what frontend stacks send', () => {
-  const asked = (gateway: RunningGateway, headers: string) =>
+  const asked = (gateway: RunningGateway, headers: string, origin = ALLOWED) =>
     rawHttp(gateway.url, {
       method: 'OPTIONS',
-      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
     });
-  const allows = (answer: RawAnswer, header: string) =>
-    String(answer.headers['access-control-allow-headers'])
+  const allowedBy = (answer: RawAnswer) =>
+    String(answer.headers['access-control-allow-headers'] ?? '')
       .toLowerCase()
       .split(/\s*,\s*/)
-      .includes(header);
+      .filter(Boolean);
 
-  it.for<[string, string]>([
+  /** Each stack by the headers its browser agent adds to a fetch to a traced origin, as a browser lists them in a preflight. */
+  const STACKS: Array<[string, string]> = [
     ['Apollo client awareness', 'apollographql-client-name,apollographql-client-version'],
     ['GraphQL client names', 'graphql-client-name,graphql-client-version'],
     ['OpenTelemetry fetch instrumentation', 'traceparent,tracestate'],
-    ['Sentry browser tracing', 'sentry-trace,baggage'],
-  ])('the preflight allows %s', async ([, headers], { gateway }) => {
-    const answer = await asked(gateway, `authorization,content-type,${headers}`);
+    ['Sentry browser tracing', 'baggage,sentry-trace'],
+    [
+      'Datadog RUM (allowedTracingUrls)',
+      'traceparent,tracestate,x-datadog-origin,x-datadog-parent-id,x-datadog-sampling-priority,x-datadog-trace-id',
+    ],
+    ['New Relic browser agent (distributed tracing)', 'newrelic,traceparent,tracestate'],
+    ['Elastic APM RUM (distributedTracingOrigins)', 'elastic-apm-traceparent,traceparent,tracestate'],
+    ['AWS X-Ray (CloudWatch RUM)', 'x-amzn-trace-id'],
+    ['Dynatrace RUM', 'x-dtc'],
+    ['an app of its own', 'x-tenant-id,x-app-build'],
+  ];
+
+  it.for(STACKS)('the preflight of a listed origin allows %s', async ([, headers], { gateway }) => {
+    const requested = `authorization,content-type,${headers}`;
+    const answer = await asked(gateway, requested);
     expect(answer.status).toBe(204);
-    for (const header of headers.split(',')) expect([header, allows(answer, header)]).toEqual([header, true]);
+    expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(allowedBy(answer)).toEqual(requested.split(','));
+    expect(answer.headers.vary).toBe('Access-Control-Request-Headers, Origin');
   });
 
-  it('CORS_ALLOWED_HEADERS adds to the list, and a header on neither is not allowed', async ({ gateway, upstream, start }) => {
-    const extended = await start.gateway({
-      upstreamUrl: new URL(upstream.url),
-      corsOrigins: [ALLOWED],
-      corsAllowedHeaders: ['x-tenant-id'],
+  it.for(STACKS)('the preflight of an origin off the list allows nothing for %s', async ([, headers], { gateway }) => {
+    const answer = await asked(gateway, `authorization,content-type,${headers}`, STRANGER);
+    expect(corsHeaders(answer)).toEqual({});
+    expect(answer.headers.vary).toBe('Origin, Access-Control-Request-Headers');
+  });
+
+  it('with CORS_ALLOW_CREDENTIALS, the same headers are allowed, each by name: a browser does not take * with credentials', async ({
+    upstream,
+    start,
+  }) => {
+    const withCredentials = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [ALLOWED], corsAllowCredentials: true });
+    const requested = 'authorization,content-type,newrelic,x-amzn-trace-id,x-datadog-trace-id,x-dtc';
+    const answer = await asked(withCredentials, requested);
+    expect(corsHeaders(answer)).toMatchObject({
+      'access-control-allow-origin': ALLOWED,
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-headers': requested,
     });
-    const answer = await asked(extended, 'x-tenant-id,x-unknown');
-    expect([allows(answer, 'x-tenant-id'), allows(answer, 'x-unknown'), allows(answer, 'authorization')]).toEqual([true, false, true]);
-    expect(allows(await asked(gateway, 'x-tenant-id'), 'x-tenant-id')).toBe(false);
+    expect(corsHeaders(await asked(withCredentials, requested, STRANGER))).toEqual({});
+  });
+
+  it('a listed origin’s real request with those headers is answered, and none of them goes upstream', async ({ gateway, upstream }) => {
+    const answer = await rawHttp(gateway.url, {
+      method: 'POST',
+      headers: {
+        origin: ALLOWED,
+        'content-type': 'application/json',
+        ...AUTH,
+        'x-datadog-trace-id': '1234567890',
+        'x-datadog-parent-id': '987654321',
+        newrelic: 'eyJ2IjpbMCwxXX0=',
+        'elastic-apm-traceparent': '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        'x-amzn-trace-id': 'Root=1-5759e988-bd862e3fe1be46a994272793',
+        'x-dtc': 'sn="v_4_srv_1"',
+      },
+      body: graphqlBody(query),
+    });
+    expect([answer.status, answer.headers['access-control-allow-origin']]).toEqual([200, ALLOWED]);
+    expect(JSON.parse(answer.body.toString())).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
+    expect(Object.keys(upstream.requests[0]!.headers).filter((name) => /datadog|newrelic|elastic|amzn|dtc/.test(name))).toEqual([]);
   });
 });
 

@@ -67,6 +67,18 @@ describe('GraphiQL', () => {
     expect([again.status, again.body.length]).toEqual([304, 0]);
   });
 
+  it('answers 304 to If-None-Match by weak comparison, as RFC 9110 has it: W/ and * match too', async ({ gateway }) => {
+    const base = gateway.url.replace(/\/graphql$/, '');
+    const script = linked(await (await page(gateway.url)).text()).find((path) => path.endsWith('.js'))!;
+    const { etag } = (await rawHttp(base + script)).headers;
+    for (const ifNoneMatch of [`W/${etag}`, '*', `W/"stale", W/${etag}`]) {
+      const answer = await rawHttp(base + script, { headers: { 'if-none-match': ifNoneMatch, 'accept-encoding': 'gzip' } });
+      expect([ifNoneMatch, answer.status, answer.headers.etag, answer.body.length]).toEqual([ifNoneMatch, 304, etag, 0]);
+    }
+    const stale = await rawHttp(base + script, { headers: { 'if-none-match': 'W/"stale"' } });
+    expect([stale.status, stale.body.length > 0]).toEqual([200, true]);
+  });
+
   it('answers 404 for a name it does not hold', async ({ gateway }) => {
     const answer = await rawHttp(gateway.url.replace(/\/graphql$/, '/graphiql/graphiql-0000000000000000.js'));
     expect(answer.status).toBe(404);

@@ -188,6 +188,30 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
+  it('records an operation name past 64 characters, sent as operationName or written in the document, as "other"', async ({ gateway }) => {
+    const headers = (id: string) => ({ 'content-type': 'application/json', ...AUTH, 'x-request-id': id });
+    // 300 KB sent, for an operation the document does not hold: refused, and logged with the name it was sent under.
+    const sent = await fetch(gateway.url, {
+      method: 'POST',
+      headers: headers('req-log-name-1'),
+      body: JSON.stringify({ query: KEYS, operationName: 'A'.repeat(300_000) }),
+    });
+    expect(sent.status).toBe(400);
+    // The longest a document may spell one (MAX_DOCUMENT_BYTES), and the longest that is kept: 64 characters.
+    const long = `Q${'a'.repeat(60_000)}`;
+    const longest = `Q${'a'.repeat(63)}`;
+    await gateway.graphql(`query ${long} { __typename }`, { headers: headers('req-log-name-2') });
+    await gateway.graphql(`query ${longest} { __typename }`, { headers: headers('req-log-name-3') });
+    const ids = ['req-log-name-1', 'req-log-name-2', 'req-log-name-3'];
+    const lines = logs.lines('graphql request').filter((line) => ids.includes(line.requestId as string));
+    expect(lines.map((line) => [line.requestId, line.operationName, line.errorCodes])).toEqual([
+      ['req-log-name-1', 'other', ['OPERATION_RESOLUTION_FAILURE']],
+      ['req-log-name-2', 'other', []],
+      ['req-log-name-3', longest, []],
+    ]);
+    for (const raw of logs.raw.filter((line) => ids.some((id) => line.includes(id)))) expect(raw.length).toBeLessThan(500);
+  });
+
   it('never writes the token, the cookie, the upstream address or a stack trace', ({ upstream }) => {
     const all = logs.raw.join('');
     expect(logs.raw.length).toBeGreaterThanOrEqual(6);

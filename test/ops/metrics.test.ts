@@ -149,6 +149,35 @@ describe('operation_name label', () => {
   });
 });
 
+describe('client_name label over HTTP, in production', () => {
+  const it = metricsTest;
+  const named = (name: string) => ({ ...AUTH, 'apollographql-client-name': name, 'apollographql-client-version': '1.0' });
+  /** Sends the first-come names, then the real app, and returns the request counts by client label. */
+  const squatted = async (gateway: {
+    graphql: (query: string, options: { headers: Record<string, string> }) => Promise<unknown>;
+    metricsUrl: string;
+  }) => {
+    for (let i = 0; i < MAX_CLIENT_LABELS; i++) await gateway.graphql(KEYS, { headers: named(`squatter-${i}`) });
+    await gateway.graphql(KEYS, { headers: named('web-app') });
+    return gatewaySamples(await (await fetch(gateway.metricsUrl)).text())
+      .filter((line) => line.startsWith('gateway_graphql_requests_total'))
+      .map((line) => line.replace(/.*client_name="([^"]*)",client_version="([^"]*)"\} (\d+)$/, '$1/$2=$3'));
+  };
+
+  it(`without METRICS_CLIENT_NAMES gives no name a label: ${MAX_CLIENT_LABELS} names sent first with an accepted token take none`, async ({
+    start,
+    upstream,
+  }) => {
+    const gateway = await start.gateway({ production: true, upstreamUrl: new URL(upstream.url) });
+    expect(await squatted(gateway)).toEqual([`other/other=${MAX_CLIENT_LABELS + 1}`]);
+  });
+
+  it('with METRICS_CLIENT_NAMES labels the apps listed, whatever names came first', async ({ start, upstream }) => {
+    const gateway = await start.gateway({ production: true, upstreamUrl: new URL(upstream.url), metricsClientNames: ['web-app'] });
+    expect(await squatted(gateway)).toEqual([`other/other=${MAX_CLIENT_LABELS}`, 'web-app/1.0=1']);
+  });
+});
+
 describe('operation_name label over HTTP', () => {
   const it = metricsTest;
 

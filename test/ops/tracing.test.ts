@@ -66,6 +66,19 @@ describe('OpenTelemetry spans', () => {
     expect(upstream.requests.map((request) => request.headers.traceparent).sort()).toEqual(calls.map(traceparent).sort());
   });
 
+  it('names an operation past 64 characters "other" on its span, as in logs and metrics', async ({ gateway }) => {
+    const long = `Q${'a'.repeat(60_000)}`;
+    const longest = `Q${'a'.repeat(63)}`;
+    await gateway.graphql(`query ${long} { __typename }`);
+    await gateway.graphql(`query ${longest} { __typename }`);
+    const spans = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER);
+    expect(spans.map((span) => [span.name, span.attributes['graphql.operation.name']])).toEqual([
+      ['query other', 'other'],
+      [`query ${longest}`, longest],
+    ]);
+    expect(JSON.stringify(spans.map((span) => [span.name, span.attributes])).length).toBeLessThan(500);
+  });
+
   it("continues the caller's trace when it sends a traceparent", async ({ gateway, upstream }) => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     await gateway.graphql(KEYS, { headers: { ...AUTH, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });

@@ -64,9 +64,18 @@ describe('useGraphiQLAssets', () => {
     }
   });
 
-  it('serves the file again when If-None-Match holds another ETag', async () => {
-    const answer = await sendForBytes(yoga, script.url, { headers: { 'if-none-match': '"stale"' } });
-    expect([answer.status, answer.bytes.equals(script.body)]).toEqual([200, true]);
+  it('answers 304 when If-None-Match holds its ETag as weak, or is *: RFC 9110 compares weakly', async () => {
+    for (const ifNoneMatch of [`W/${script.etag}`, '*', ' * ', `W/"stale", W/${script.etag}`, `"a,b", ${script.etag}`]) {
+      const answer = await sendForBytes(yoga, script.url, { headers: { 'if-none-match': ifNoneMatch } });
+      expect([ifNoneMatch, answer.status, answer.headers, answer.bytes.length]).toEqual([ifNoneMatch, 304, cached(), 0]);
+    }
+  });
+
+  it('serves the file again when If-None-Match holds another ETag, weak or strong', async () => {
+    for (const ifNoneMatch of ['"stale"', 'W/"stale"', `"${script.etag}"`, script.etag.slice(1, -1), '"*"']) {
+      const answer = await sendForBytes(yoga, script.url, { headers: { 'if-none-match': ifNoneMatch } });
+      expect([ifNoneMatch, answer.status, answer.bytes.equals(script.body)]).toEqual([ifNoneMatch, 200, true]);
+    }
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {

@@ -88,6 +88,15 @@ describe('useRequestSummary', () => {
     ]);
   });
 
+  it('records an operation name that is not a GraphQL name of at most 64 characters as "other", sent or in the document', async () => {
+    const longest = `Q${'a'.repeat(63)}`;
+    await post(yoga, { query: '{ hello }', operationName: 'A'.repeat(300_000) });
+    await post(yoga, { query: '{ hello }', operationName: 'not a name' });
+    await post(yoga, { query: `query Q${'a'.repeat(64)} { hello }` });
+    await post(yoga, { query: `query ${longest} { hello }` });
+    expect(summaries.map((summary) => summary.operationName)).toEqual(['other', 'other', 'other', longest]);
+  });
+
   it('sums up a request whose body is not JSON', async () => {
     await send(yoga, ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-3' }, body: '{' });
     expect(summaries).toEqual([

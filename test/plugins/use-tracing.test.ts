@@ -84,6 +84,16 @@ describe('useTracing', () => {
     ]);
   });
 
+  it('names an operation "other" when its name is longer than 64 characters', async () => {
+    const longest = `Q${'a'.repeat(63)}`;
+    await post(yoga, { query: `query Q${'a'.repeat(64)} { activeSpan }` });
+    await post(yoga, { query: `query ${longest} { activeSpan }` });
+    expect(exporter.getFinishedSpans().map((span) => [span.name, span.attributes['graphql.operation.name']])).toEqual([
+      ['query other', 'other'],
+      [`query ${longest}`, longest],
+    ]);
+  });
+
   it("continues the caller's trace from a valid traceparent", async () => {
     await post(yoga, { query: '{ activeSpan }' }, { traceparent: TRACEPARENT });
     const [span] = exporter.getFinishedSpans();

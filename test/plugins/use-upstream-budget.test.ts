@@ -1,15 +1,18 @@
-import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { settingsWith } from '../../src/config/settings.js';
 import { useUpstreamBudget } from '../../src/plugins/use-upstream-budget.js';
-import { RequestBudget, type UpstreamCallEstimate } from '../../src/upstream/budget.js';
-import { answerTo, post, yogaWith } from '../support/yoga.js';
+import { type RepresentationCount, RequestBudget, type UpstreamCallEstimate } from '../../src/upstream/budget.js';
+import { answerTo, ENDPOINT, post, send, yogaWith } from '../support/yoga.js';
 
 /** The root fields whose resolvers ran: each stands for upstream requests. */
 const ran: string[] = [];
 const Item = new GraphQLObjectType({ name: 'Item', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
 /** A list pages five records per upstream request; a read by id is one request (no estimate). */
 const perPage: UpstreamCallEstimate = ({ first }) => Math.ceil((first as number) / 5);
+/** Any JSON value, as Federation's `_Any`. */
+const Any = new GraphQLScalarType({ name: 'Any' });
+const representationCount: RepresentationCount = ({ representations }) => (representations as unknown[]).length;
 const schema = new GraphQLSchema({
   query: new GraphQLObjectType({
     name: 'Query',
@@ -29,6 +32,15 @@ const schema = new GraphQLSchema({
         resolve: (_, { id }) => {
           ran.push('item');
           return { id };
+        },
+      },
+      entities: {
+        type: new GraphQLList(Item),
+        args: { representations: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Any))) } },
+        extensions: { representations: representationCount },
+        resolve: (_, { representations }) => {
+          ran.push('entities');
+          return (representations as unknown[]).map((_representation, i) => ({ id: String(i) }));
         },
       },
     },
@@ -136,6 +148,56 @@ describe('useUpstreamBudget', () => {
       400,
       'Variable "$n" got invalid value "many"; Int cannot represent non-integer value: "many"',
     ]);
+  });
+
+  describe('entity representations', () => {
+    // MAX upstream requests of the largest upstream page (25) can find 100 records at most.
+    const ENTITIES = 'query ($r: [Any!]!) { entities(representations: $r) { id } }';
+    const representations = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `r${i}` }));
+    const tooMany = (count: number, left = '') => ({
+      status: 400,
+      body: {
+        errors: [
+          {
+            message: `This operation asks for ${count} entity representations, more than the 100 that one request's upstream calls can find (MAX_UPSTREAM_CALLS × 25)${left}. Send fewer representations per request.`,
+            extensions: { code: 'LIMIT_EXCEEDED', limit: 'representations', max: 100 },
+          },
+        ],
+      },
+    });
+
+    it('runs as many as the upstream calls can find, and refuses one more before any resolver runs', async () => {
+      expect((await answer(ENTITIES, { r: representations(100) })).status).toBe(200);
+      expect(ran).toEqual(['entities']);
+      ran.length = 0;
+      expect(await answer(ENTITIES, { r: representations(101) })).toEqual(tooMany(101));
+      expect(ran).toEqual([]);
+    });
+
+    it('sums them over aliases and the operations of a batch', async () => {
+      expect(
+        await answer('query ($r: [Any!]!) { a: entities(representations: $r) { id } b: entities(representations: $r) { id } }', {
+          r: representations(60),
+        }),
+      ).toEqual(tooMany(120));
+      const { body } = await post(yoga, [
+        { query: ENTITIES, variables: { r: representations(60) } },
+        { query: ENTITIES, variables: { r: representations(60) } },
+      ]);
+      expect(body[1]).toEqual(tooMany(60, ', of which 40 are left for this operation').body);
+      expect(ran).toEqual(['entities']);
+    });
+
+    it('counts a representation JSON cannot write (nested thousands deep) without failing the request', async () => {
+      // Written by hand, as JSON.stringify overflows on it too.
+      const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+      const answered = await send(yoga, ENDPOINT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"query":${JSON.stringify(ENTITIES)},"variables":{"r":[${deep}]}}`,
+      });
+      expect([answered.status, answered.body]).toEqual([200, { data: { entities: [{ id: '0' }] } }]);
+    });
   });
 
   it('shares one budget between the operations of a batch, and starts afresh with the next request', async () => {

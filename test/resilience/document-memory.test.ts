@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
@@ -9,6 +10,8 @@ import { codes } from './harness.js';
  * Memory that anonymous callers can fill is bounded in bytes: documents over MAX_DOCUMENT_BYTES
  * are refused before parsing, and the documents kept between requests fit DOCUMENT_CACHE_BYTES,
  * whatever callers send (issue: 150 distinct 1 MB documents once raised the heap by 444 MiB).
+ * Persisted queries are kept only once valid; the heap their store holds is measured in
+ * test/plugins/use-automatic-persisted-queries.test.ts.
  */
 const { maxDocumentBytes, documentCacheBytes, maxTokens } = defaultSettings({ production: true });
 
@@ -81,5 +84,40 @@ describe('documents sent without a token', () => {
     const before = heapAfterGc();
     for (let serial = 1; serial <= 300; serial++) await (await post(roomy, invalid(serial))).arrayBuffer();
     expect(heapAfterGc() - before).toBeLessThan(HEAP_MARGIN_BYTES);
+  });
+});
+
+describe('automatic persisted queries registered without a token', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const persisted = (text: string) => ({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } });
+  const register = (text: string) => ({ query: text, ...persisted(text) });
+  const postBody = (gateway: RunningGateway, body: unknown) =>
+    fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify(body),
+    });
+  const NOT_FOUND = { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] };
+
+  it('are kept only once they parse and validate: junk of the largest size runs once, is never kept and evicts nothing', async ({
+    gateway,
+  }) => {
+    const kept = 'query Kept { __typename }';
+    expect(await (await postBody(gateway, register(kept))).json()).toEqual({ data: { __typename: 'Query' } });
+    // 200 texts of MAX_DOCUMENT_BYTES are 12.5 MiB, past the store's 8 MiB.
+    const junk = (serial: number) => `}{ ${serial} `.padEnd(maxDocumentBytes, 'x');
+    const invalid = (serial: number) => `{ nope${serial} }`.padEnd(maxDocumentBytes, ' ');
+    for (let serial = 0; serial < 100; serial++) {
+      for (const text of [junk(serial), invalid(serial)]) {
+        const response = await postBody(gateway, register(text));
+        expect(response.status).toBe(400);
+        await response.arrayBuffer();
+      }
+    }
+    for (const text of [junk(0), junk(99), invalid(0), invalid(99)]) {
+      const response = await postBody(gateway, persisted(text));
+      expect([response.status, await response.json()]).toEqual([404, NOT_FOUND]);
+    }
+    expect(await (await postBody(gateway, persisted(kept))).json()).toEqual({ data: { __typename: 'Query' } });
   });
 });

@@ -263,6 +263,51 @@ describe('bodies the gateway cannot read', () => {
 });
 
 describe('an upstream that tries to amplify or leak', () => {
+  /** A page of 25 keys whose names make its body just under UPSTREAM_MAX_BYTES. */
+  const fullPage = (from: number, next: number | null) => {
+    const name = 'n'.repeat(Math.floor(MAX_BYTES / 25) - 400);
+    const body = JSON.stringify(apiKeyPage(apiKeys(25, from, { name }), next));
+    expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_BYTES - 12 * 1024);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BYTES);
+    return body;
+  };
+
+  it('pages each within UPSTREAM_MAX_BYTES are read only up to UPSTREAM_MAX_BYTES together: the page past it is UPSTREAM_BAD_RESPONSE', async ({
+    gateway,
+    upstream,
+  }) => {
+    upstream.answer((request) => {
+      const from = Number(request.query.cursor ?? 0);
+      return { body: fullPage(from + 1, from + 25) };
+    });
+    const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 100) { nodes { name } } }', 'UPSTREAM_BAD_RESPONSE');
+    expect(answer.body).toEqual({
+      data: { apiKeys: null },
+      errors: [
+        {
+          message: `The upstream service sent a response the gateway cannot read: the answers to this request are larger than ${MAX_BYTES} bytes together.`,
+          locations: [{ line: 1, column: 3 }],
+          path: ['apiKeys'],
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+        },
+      ],
+    });
+    expect(upstream.requests).toHaveLength(2);
+    await expectStillServing(gateway, upstream);
+  });
+
+  it('the operations of a batch share UPSTREAM_MAX_BYTES, as they share the upstream calls', async ({ gateway, upstream }) => {
+    upstream.answer((request) => ({ body: fullPage(Number(request.query.limit), null) }));
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify([{ query: '{ apiKeys(first: 24) { nodes { id } } }' }, { query: '{ apiKeys(first: 25) { nodes { id } } }' }]),
+    });
+    const [first, second] = (await response.json()) as Array<{ data: { apiKeys: { nodes: unknown[] } | null }; errors?: unknown[] }>;
+    expect(first?.data.apiKeys?.nodes).toHaveLength(24);
+    expect(second).toMatchObject({ data: { apiKeys: null }, errors: [{ extensions: { code: 'UPSTREAM_BAD_RESPONSE' } }] });
+  });
+
   it('100,000 error objects in one answer become 21 errors, and /health answers meanwhile', async ({ start }) => {
     const upstream = await start.upstream(() => ({
       status: 400,
@@ -354,6 +399,30 @@ describe('links to another host', () => {
       ['/v2/api_keys', { limit: '5', cursor: 'page-2' }, AUTH.authorization],
     ]);
     expect(elsewhere.requests).toEqual([]);
+  });
+});
+
+describe('next-page links that loop', () => {
+  it('a link back to a page already read is UPSTREAM_BAD_RESPONSE, not records served twice', async ({ gateway, upstream }) => {
+    // Page a links to b, and b back to a.
+    upstream.answer((request) => {
+      const cursor = request.query.cursor;
+      return { body: apiKeyPage(apiKeys(25, cursor === 'b' ? 51 : cursor === 'a' ? 26 : 1), cursor === 'a' ? 'b' : 'a') };
+    });
+    const answer = await fault({ gateway, upstream }, '{ apiKeys(first: 100) { nodes { id } } }', 'UPSTREAM_BAD_RESPONSE');
+    expect(answer.body).toEqual({
+      data: { apiKeys: null },
+      errors: [
+        {
+          message: 'The upstream service sent a response the gateway cannot read: links.next points back to a page already read.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['apiKeys'],
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+        },
+      ],
+    });
+    expect(upstream.requests.map((request) => request.query.cursor)).toEqual([undefined, 'a', 'b']);
+    await expectStillServing(gateway, upstream);
   });
 });
 

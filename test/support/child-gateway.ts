@@ -18,6 +18,8 @@ export interface ChildGateway {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves once a line with this `msg` (and count) has been written. */
   waitFor(msg: string, count?: number): Promise<void>;
+  /** Kills the process, if it still runs, and resolves once it has exited: for `closedWith`. */
+  close(): Promise<void>;
 }
 
 /**
@@ -78,5 +80,9 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     throw error;
   }
   const port = lines.find((line) => line.msg === 'GraphQL gateway listening')!.port as number;
-  return { child, port, metricsPort, lines, other, exited, waitFor };
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  return { child, port, metricsPort, lines, other, exited, waitFor, close };
 }

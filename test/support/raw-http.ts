@@ -1,4 +1,5 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
   status: number;
@@ -11,7 +12,7 @@ export interface RawRequest {
   method?: string;
   headers?: Record<string, string | number>;
   /** Sent with Content-Length, or chunked (Transfer-Encoding) when given as several chunks. */
-  body?: string | string[];
+  body?: string | Buffer | Array<string | Buffer>;
 }
 
 /**
@@ -23,7 +24,7 @@ export function rawHttp(url: string, { method = 'GET', headers = {}, body }: Raw
     const chunked = Array.isArray(body);
     const req = request(
       url,
-      { method, headers: { ...(typeof body === 'string' ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } },
+      { method, headers: { ...(body !== undefined && !chunked ? { 'content-length': Buffer.byteLength(body) } : {}), ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -39,3 +40,25 @@ export function rawHttp(url: string, { method = 'GET', headers = {}, body }: Raw
 
 /** A GraphQL POST body as JSON text. */
 export const graphqlBody = (query: string, variables?: Record<string, unknown>) => JSON.stringify({ query, variables });
+
+/** A TCP connection, for what an HTTP client cannot send: partial headers, pipelined requests, bodies that never end. */
+export interface Connection {
+  socket: Socket;
+  /** Everything received so far. */
+  received(): string;
+  /** Resolves with the time from the connection until the server closed the socket (or reset it). */
+  closed: Promise<number>;
+}
+
+/** Opens a TCP connection to the port of `url` on loopback. */
+export async function openConnection(url: string): Promise<Connection> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  const started = performance.now();
+  let text = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  // A reset is an error on the socket; it is closed all the same.
+  socket.on('error', () => {});
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+  return { socket, received: () => text, closed };
+}

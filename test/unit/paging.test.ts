@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, forwardConnection, type UpstreamPage } from '../../src/upstream/paging.js';
+import { decodeCursor, encodeCursor, forwardConnection, type UpstreamPage, walkOf } from '../../src/upstream/paging.js';
 
 describe('cursor codec', () => {
   it('round-trips a resume point, with and without an upstream cursor', () => {
@@ -113,5 +113,40 @@ describe('forwardConnection', () => {
     const fetchPage = async (cursor: string | null): Promise<UpstreamPage<number>> =>
       cursor === null ? { items: [1], next: 'again' } : { items: [], next: 'again' };
     await expect(forwardConnection(fetchPage, 5, null)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_BAD_RESPONSE' } });
+  });
+
+  it('refuses a next cursor that points back to a page it read, rather than repeating its records', async () => {
+    const calls: Array<string | null> = [];
+    const fetchPage = async (cursor: string | null): Promise<UpstreamPage<number>> => {
+      calls.push(cursor);
+      return { items: Array.from({ length: 25 }, (_, i) => i), next: cursor === 'b' ? 'a' : cursor === 'a' ? 'b' : 'a' };
+    };
+    await expect(forwardConnection(fetchPage, 100, null)).rejects.toMatchObject({
+      message: 'The upstream service sent a response the gateway cannot read: links.next points back to a page already read.',
+      extensions: { code: 'UPSTREAM_BAD_RESPONSE' },
+    });
+    expect(calls).toEqual([null, 'a', 'b']);
+  });
+});
+
+describe('walkOf', () => {
+  const pointingTo = (next: string | null) => async (): Promise<UpstreamPage<number>> => ({ items: [1], next });
+
+  it('passes pages through while each next cursor is new to the walk', async () => {
+    const walk = walkOf(async (cursor) => ({ items: [1], next: cursor === null ? 'a' : cursor === 'a' ? 'b' : null }));
+    expect(await walk(null, 25)).toEqual({ items: [1], next: 'a' });
+    expect(await walk('a', 25)).toEqual({ items: [1], next: 'b' });
+    expect(await walk('b', 25)).toEqual({ items: [1], next: null });
+  });
+
+  it('refuses a page pointing to itself, or to the start of the walk, as UPSTREAM_BAD_RESPONSE', async () => {
+    await expect(walkOf(pointingTo('a'))('a', 25)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_BAD_RESPONSE' } });
+    const walk = walkOf(pointingTo('start'));
+    await expect(walk('start', 25)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_BAD_RESPONSE' } });
+  });
+
+  it('starts afresh for each walk: another connection may read the same pages', async () => {
+    const fetchPage = async (cursor: string | null): Promise<UpstreamPage<number>> => ({ items: [1], next: cursor === null ? 'a' : null });
+    for (let i = 0; i < 2; i++) expect(await walkOf(fetchPage)(null, 25)).toEqual({ items: [1], next: 'a' });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_VARIABLES, loadSettings } from '../../src/config/load.js';
+import { ENVIRONMENT_VARIABLES, loadSettings, retiredVariableWarnings } from '../../src/config/load.js';
 import { flag } from '../../src/config/parsers.js';
-import { ConfigError, defaultSettings, type Environment, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
+import { ConfigError, defaultSettings, type Environment, RETIRED_VARIABLES, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
 
 type Spec = (typeof SETTINGS)[keyof typeof SETTINGS];
 
@@ -39,7 +39,6 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   UPSTREAM_URL: ['https://api.example.com/v2/', new URL('https://api.example.com/v2')],
   TRUSTED_DOCUMENTS: ['manifest.json', ['manifest.json']],
   CORS_ORIGINS: ['https://a.example, https://b.example', ['https://a.example', 'https://b.example']],
-  CORS_ALLOWED_HEADERS: ['x-tenant-id, x-app-build', ['x-tenant-id', 'x-app-build']],
   LOG_LEVEL: ['debug', 'debug'],
   OTEL_EXPORTER_OTLP_ENDPOINT: ['http://collector:4318', 'http://collector:4318'],
   METRICS_CLIENT_NAMES: ['web-app, admin@2', ['web-app', 'admin@2']],
@@ -76,6 +75,7 @@ describe('settings', () => {
       graphiql: false,
       corsOrigins: [],
       sandbox: false,
+      metricsClientNames: [],
     });
     expect(loadSettings({ NODE_ENV: 'production', INTROSPECTION: 'true', ...upstream })).toMatchObject({
       introspection: true,
@@ -153,6 +153,16 @@ describe('settings', () => {
     expect(() => loadSettings({ [name]: '' })).toThrow(
       new ConfigError(`Invalid configuration: ${name} must not be empty; unset it to take the default.`),
     );
+  });
+
+  it('read a retired variable no more, whatever its value, and warn of each one still set', () => {
+    const retired = { CORS_ALLOWED_HEADERS: 'x-tenant-id, not a header name!' };
+    expect(loadSettings(retired)).toEqual(loadSettings({}));
+    expect(retiredVariableWarnings(retired)).toEqual([
+      'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
+    ]);
+    expect(retiredVariableWarnings({})).toEqual([]);
+    for (const variable of Object.keys(RETIRED_VARIABLES)) expect(ENVIRONMENT_VARIABLES).not.toContain(variable);
   });
 
   it('document every setting in one line and with the accepted values', () => {
