@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AUTH } from '../support/auth.js';
+import { AUTH, bearer } from '../support/auth.js';
 import { type ChildGateway, spawnGateway } from '../support/child-gateway.js';
 import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
@@ -7,7 +8,7 @@ import { describeWithRedis, type RedisServer, startRedis } from '../support/redi
 
 /**
  * Two gateway processes over one real redis-server, as two replicas of a Deployment are: a cache
- * entry and a rate limit made through one are seen through the other. Redis requires a password
+ * entry, a rate limit and a persisted query made through one are seen through the other. Redis requires a password
  * here, given in REDIS_URL as an operator would.
  */
 const KEYS = '{ apiKeys(first: 1) { nodes { id name } } }';
@@ -48,5 +49,20 @@ describeWithRedis('replicas sharing one Redis', () => {
     expect([(await post(one, KEYS)).status, (await post(two, KEYS)).status]).toEqual([429, 429]);
     // The password never shows in their logs.
     expect(JSON.stringify(replicas.map((replica) => [replica.lines, replica.other]))).not.toContain('replica secret');
+  });
+
+  it('find a persisted query registered through the other', async () => {
+    const [one, two] = replicas as [ChildGateway, ChildGateway];
+    const text = '{ apiKeys(first: 1) { nodes { id } } }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(text).digest('hex') } };
+    const send = (replica: ChildGateway, body: object) =>
+      fetch(`http://127.0.0.1:${replica.port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer('persisted-queries') },
+        body: JSON.stringify(body),
+      });
+    expect((await send(two, { extensions })).status).toBe(404);
+    expect((await send(one, { query: text, extensions })).status).toBe(200);
+    expect(await (await send(two, { extensions })).json()).toEqual({ data: { apiKeys: { nodes: [{ id: 'k1' }] } } });
   });
 });
