@@ -1,9 +1,10 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { redisServerInstalled } from '../support/redis-server.js';
 
 /**
  * Keeps `npm run bench` from rotting: its smoke mode (one short round) must start every process,
@@ -26,7 +27,7 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
 
     const { rows } = JSON.parse(await readFile(json, 'utf8')) as { rows: Array<Record<string, number | string | null>> };
     // Rows 8b and 9b need a redis-server, which CI installs.
-    const withRedis = spawnSync('redis-server', ['--version']).status === 0 ? ['8b', '9b'] : [];
+    const withRedis = redisServerInstalled() ? ['8b', '9b'] : [];
     expect(rows.map((row) => row.id)).toEqual(['1', '2', '3', '4', '5', '6a', '6b', '6c', '8a', '9a', ...withRedis, '7a', '7b']);
     expect(stdout).toMatch(
       /^Coalesced reads, 50 identical apiKeys\(first: 25\) at once over the 20 ms upstream: one caller \d+ upstream call\(s\)/m,

@@ -1,8 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { freePort } from './ports.js';
 
 /** Debian's redis-server (`apt-get install redis-server`, which .ci/run does), or REDIS_SERVER_PATH. */
-export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? 'redis-server';
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? 'redis-server';
+
+/** Whether there is a redis-server to start. */
+export const redisServerInstalled = () => spawnSync(REDIS_SERVER, ['--version']).status === 0;
 
 export interface RedisServer {
   /** redis://127.0.0.1:<port> (with the password, when one was set). */

@@ -1,11 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { describe } from 'vitest';
-
-import { REDIS_SERVER } from './redis-server.js';
+import { redisServerInstalled } from './redis-server.js';
 
 export { type RedisServer, startRedis } from './redis-server.js';
 
-const found = spawnSync(REDIS_SERVER, ['--version']).status === 0;
+const found = redisServerInstalled();
 
 /**
  * A describe block that needs a real redis-server. Without one it is skipped with a message, except
