@@ -124,7 +124,8 @@ export function createGateway({
         metrics.observeRequest(full);
       },
     }),
-    // The first onParams hook: every operation counts, even one refused for its size, before anything is parsed.
+    // onParams after the summary's, which names the operation it refuses, and before anything is parsed,
+    // registered or answered from the cache; a document too large was refused for nothing already.
     state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, trustProxyHops: settings.trustProxyHops }) : undefined,
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
