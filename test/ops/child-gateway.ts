@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { podmanCommand } from '../support/image.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -42,6 +43,20 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchGateway(child, metricsPort);
+}
+
+/**
+ * The gateway in a container: `podman run <args>` in the foreground, configured by its arguments
+ * (which set METRICS_PORT to `metricsPort`); its output is what the container writes, collected
+ * as spawnGateway's.
+ */
+export function runContainer(args: string[], metricsPort: number): Promise<ChildGateway> {
+  const podman = podmanCommand(['run', ...args]);
+  return watchGateway(spawn(podman.command, podman.args, { env: podman.env, stdio: ['ignore', 'pipe', 'pipe'] }), metricsPort);
+}
+
+async function watchGateway(child: ChildProcess, metricsPort: number): Promise<ChildGateway> {
   const lines: Array<Record<string, unknown>> = [];
   const other: string[] = [];
   const waiters = new Set<() => void>();
@@ -89,7 +104,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
 }
 
 /** A port that was free a moment ago on loopback. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().once('error', reject);
     server.listen(0, '127.0.0.1', () => {
