@@ -1,29 +1,73 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Service } from 'kubernetes-models/v1';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
+import { configMap, container, deployment, objects, only, pod, portNamed } from '../support/manifests.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A Kubernetes object as parsed; its fields are checked one by one below. */
-type K8sObject = { kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
+/**
+ * The models of the Kubernetes API objects deploy/ holds, by apiVersion and kind: kubernetes-models,
+ * generated from the API's OpenAPI schemas, with a JSON-schema validator and a TypeScript interface each.
+ */
+const MODELS = {
+  'v1 ConfigMap': [ConfigMap, 'kubernetes-models/v1', 'IConfigMap'],
+  'apps/v1 Deployment': [Deployment, 'kubernetes-models/apps/v1', 'IDeployment'],
+  'v1 Service': [Service, 'kubernetes-models/v1', 'IService'],
+  'autoscaling/v2 HorizontalPodAutoscaler': [HorizontalPodAutoscaler, 'kubernetes-models/autoscaling/v2', 'IHorizontalPodAutoscaler'],
+  'policy/v1 PodDisruptionBudget': [PodDisruptionBudget, 'kubernetes-models/policy/v1', 'IPodDisruptionBudget'],
+} as const;
+const modelOf = (object: { apiVersion: string; kind: string }) => MODELS[`${object.apiVersion} ${object.kind}` as keyof typeof MODELS];
 
-const objects: K8sObject[] = readdirSync(`${ROOT}deploy`)
-  .filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml')
-  .flatMap((file) => parseAllDocuments(readFileSync(`${ROOT}deploy/${file}`, 'utf8')).map((document) => document.toJS() as K8sObject));
-const only = (kind: string): K8sObject => {
-  const found = objects.filter((object) => object.kind === kind);
-  if (found.length !== 1) throw new Error(`deploy/ must hold exactly one ${kind}, it holds ${found.length}`);
-  return found[0]!;
-};
-const configMap = only('ConfigMap');
-const deployment = only('Deployment');
-const pod = deployment.spec.template;
-const container = pod.spec.containers[0];
-const portNamed = (name: string) =>
-  container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
+/**
+ * What TypeScript says of the objects as values of their models' interfaces. The schemas accept a
+ * field they do not know, as the API server does not (kubectl apply validates strictly): a
+ * misspelt `readOnlyRootFilesystem` would pass them and fail the rollout. TypeScript's check of
+ * excess properties finds it, and names it.
+ */
+function typeErrors(): string[] {
+  // One module per object, beside the manifests, each holding the object as a literal of its type.
+  const sources = new Map(
+    objects.map((object) => {
+      const [, module, type] = modelOf(object);
+      return [
+        `${ROOT}deploy/${object.kind}.ts`,
+        `import type { ${type} } from '${module}';\nexport const object: ${type} = ${JSON.stringify(object)};`,
+      ];
+    }),
+  );
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.getSourceFile = (name, ...rest) => {
+    const source = sources.get(name);
+    return source === undefined ? getSourceFile(name, ...rest) : ts.createSourceFile(name, source, ts.ScriptTarget.ES2022);
+  };
+  host.fileExists = (name) => sources.has(name) || fileExists(name);
+  host.readFile = (name) => sources.get(name) ?? readFile(name);
+  return ts
+    .getPreEmitDiagnostics(ts.createProgram([...sources.keys()], options, host))
+    .map(
+      (diagnostic) => `${diagnostic.file?.fileName.slice(ROOT.length)}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
+    );
+}
+
 const probePort = (probe: { httpGet: { port: string | number } }) =>
   typeof probe.httpGet.port === 'number' ? probe.httpGet.port : portNamed(probe.httpGet.port);
 
@@ -42,6 +86,21 @@ describe('deploy/ manifests', () => {
         .filter((file) => file !== 'kustomization.yaml')
         .sort(),
     );
+  });
+
+  it('are objects of the Kubernetes API, valid by its schemas, with no field it does not know', () => {
+    const invalid = objects.flatMap((object) => {
+      const model = modelOf(object);
+      if (!model) return [`${object.apiVersion} ${object.kind}: no model in MODELS`];
+      try {
+        new model[0](object as never).validate();
+        return [];
+      } catch (error) {
+        return [`${object.kind}: ${(error as Error).message}`];
+      }
+    });
+    expect(invalid).toEqual([]);
+    expect(typeErrors()).toEqual([]);
   });
 
   it('configures only variables the gateway reads, with values it accepts', () => {
@@ -118,6 +177,15 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);
     expect(dockerfile.match(/^USER (\S+)$/m)?.[1]).toBe('node');
     expect(dockerfile).toMatch(/^CMD \["node", "--max-semi-space-size=64", "dist\/main\.js"\]$/m);
+  });
+
+  it('sets only settings the gateway reads, each as the ConfigMap sets it', () => {
+    const variables = Object.fromEntries(
+      [...(dockerfile.match(/^ENV (?:.*\\\n)*.*$/m)?.[0] ?? '').matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value]),
+    );
+    expect(Object.keys(variables)).toEqual(['NODE_ENV', 'HOST', 'PORT']);
+    expect(Object.keys(variables).filter((name) => !ENVIRONMENT_VARIABLES.includes(name))).toEqual([]);
+    expect(variables).toEqual(Object.fromEntries(Object.keys(variables).map((name) => [name, configMap.data![name]])));
   });
 
   it('exposes and health-checks the port the Kubernetes manifests use', () => {

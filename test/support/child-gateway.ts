@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { podmanCommand } from './image.js';
 import { freePort } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,6 +42,20 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchGateway(child, metricsPort);
+}
+
+/**
+ * The gateway in a container: `podman run <args>` in the foreground, configured by its arguments
+ * (which set METRICS_PORT to `metricsPort`); its output is what the container writes, collected
+ * as spawnGateway's.
+ */
+export function runContainer(args: string[], metricsPort: number): Promise<ChildGateway> {
+  const podman = podmanCommand(['run', ...args]);
+  return watchGateway(spawn(podman.command, podman.args, { env: podman.env, stdio: ['ignore', 'pipe', 'pipe'] }), metricsPort);
+}
+
+async function watchGateway(child: ChildProcess, metricsPort: number): Promise<ChildGateway> {
   const lines: Array<Record<string, unknown>> = [];
   const other: string[] = [];
   const waiters = new Set<() => void>();

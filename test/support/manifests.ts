@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+/**
+ * The Kubernetes manifests of deploy/, parsed: for the tests that check them (test/ops/manifests.test.ts)
+ * and the one that runs the image as they say (test/ops/image.test.ts).
+ */
+
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
+
+/** A Kubernetes object as parsed; the tests read its fields one by one. */
+export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
+
+/** The files of deploy/ but kustomization.yaml, by name. */
+const MANIFEST_FILES = readdirSync(DEPLOY).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
+
+/** Every object of those files. */
+export const objects: K8sObject[] = MANIFEST_FILES.flatMap((file) =>
+  parseAllDocuments(readFileSync(`${DEPLOY}${file}`, 'utf8')).map((document) => document.toJS() as K8sObject),
+);
+
+/** The one object of this kind. */
+export function only(kind: string): K8sObject {
+  const found = objects.filter((object) => object.kind === kind);
+  if (found.length !== 1) throw new Error(`deploy/ must hold exactly one ${kind}, it holds ${found.length}`);
+  return found[0]!;
+}
+
+export const configMap = only('ConfigMap');
+export const deployment = only('Deployment');
+/** The Deployment's pod template. */
+export const pod = deployment.spec.template;
+/** The gateway's container in it. */
+export const container = pod.spec.containers[0];
+
+/** The containerPort of the container's port with this name. */
+export const portNamed = (name: string) =>
+  container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
