@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
+import { type ChildGateway, runContainer } from '../support/child-gateway.js';
 import { sharedUpstream, test } from '../support/fixtures.js';
 import { describeWithImage, imageUnderTest, podman } from '../support/image.js';
 import { configMap, container, pod } from '../support/manifests.js';
+import { freePort } from '../support/ports.js';
 import { apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
-import { type ChildGateway, freePort, runContainer } from './child-gateway.js';
 
 /**
  * The image scripts/build-image.sh builds (GATEWAY_IMAGE), run as deploy/ runs it: the ConfigMap's
