@@ -12,6 +12,12 @@ export interface LoadJob {
   durationSeconds: number;
   /** Count answers whose body is not a GraphQL result without errors. */
   expectGraphQLData: boolean;
+  /**
+   * Each connection sends its own Authorization (the job's, numbered), as each browser has its own
+   * token: a caller's identical reads in flight at once share one upstream call, and 50 connections
+   * of one caller would measure that sharing instead of 50 callers.
+   */
+  callerPerConnection?: boolean;
 }
 
 export interface LoadResult {
@@ -27,6 +33,7 @@ export interface LoadResult {
 async function run(job: LoadJob): Promise<LoadResult> {
   // autocannon's own histogram keeps whole milliseconds; sub-millisecond differences matter here.
   const latencies: number[] = [];
+  let clients = 0;
   const result = await autocannon({
     url: job.url,
     method: job.method,
@@ -34,7 +41,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
     body: job.body,
     connections: job.connections,
     duration: job.durationSeconds,
-    setupClient: (client) => client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms)),
+    setupClient: (client) => {
+      const caller = clients++;
+      if (job.callerPerConnection) client.setHeaders({ ...job.headers, authorization: `${job.headers.authorization}-${caller}` });
+      client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms));
+    },
     ...(job.expectGraphQLData
       ? { verifyBody: (body: unknown) => typeof body === 'string' && body.startsWith('{"data":') && !body.includes('"errors":') }
       : {}),

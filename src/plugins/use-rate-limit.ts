@@ -3,7 +3,7 @@ import { type DocumentNode, GraphQLError, getOperationAST, Kind } from 'graphql'
 import type { Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
 import { ErrorCode } from '../errors.js';
-import { callerKey } from '../state/caller-key.js';
+import { callerKeyOf } from '../state/caller-key.js';
 import type { OperationLimiter, RateDecision } from '../state/operation-limiter.js';
 
 export interface RateLimitOptions {
@@ -49,7 +49,7 @@ export function useRateLimit({ limiter, trustProxyHops = 0 }: RateLimitOptions):
 /** Whose allowance a request takes from: a hash of its Bearer credential, or its address. */
 function callerOf(request: Request, context: { req?: IncomingMessage }, trustProxyHops: number): string {
   const authorization = request.headers.get('authorization');
-  if (isBearer(authorization)) return callerKey(authorization);
+  if (isBearer(authorization)) return callerKeyOf(request, authorization);
   const forwarded = (request.headers.get('x-forwarded-for') ?? '')
     .split(',')
     .map((entry) => entry.trim())

@@ -3,7 +3,7 @@ import { type ExecutionResult, getOperationAST } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
 import type { CacheOutcome } from '../observability/request-summary.js';
-import { callerKey } from '../state/caller-key.js';
+import { callerKeyOf } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
 
 export interface ResponseCacheOptions {
@@ -31,7 +31,7 @@ export function useResponseCache({ cache, cacheTtlMs, onLookup }: ResponseCacheO
     onParams: async ({ params, request, context, setResult }) => {
       const authorization = request.headers.get('authorization');
       if (!isBearer(authorization) || typeof params.query !== 'string') return;
-      const caller = callerKey(authorization);
+      const caller = callerKeyOf(request, authorization);
       const key = requestKey(params);
       misses.set(context, { caller, request: key });
       if (/\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '')) {
@@ -45,8 +45,9 @@ export function useResponseCache({ cache, cacheTtlMs, onLookup }: ResponseCacheO
       }
       misses.delete(context);
       onLookup?.(context, 'hit');
-      // Sent as it was stored: no execution, and no serialisation either.
-      setResult({ ...(JSON.parse(body) as ExecutionResult), stringify: () => body } as ExecutionResult);
+      // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
+      // read only whether a result has data and errors, which a stored answer has and has not.
+      setResult({ data: STORED_ANSWER, stringify: () => body } as ExecutionResult);
     },
     onExecute: async ({ args }) => {
       const entry = misses.get(args.contextValue);
@@ -62,6 +63,9 @@ export function useResponseCache({ cache, cacheTtlMs, onLookup }: ResponseCacheO
     },
   };
 }
+
+/** The data of a result answered from the cache, whose text is the stored one. */
+const STORED_ANSWER = Object.freeze({ storedAnswer: true });
 
 /** What identifies a request for the cache: its document text, operation name and variables, hashed. */
 function requestKey({ query, operationName, variables }: GraphQLParams): string {

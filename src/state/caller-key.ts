@@ -8,3 +8,15 @@ import { createHash } from 'node:crypto';
 export function callerKey(credential: string): string {
   return createHash('sha256').update(credential).digest('base64url');
 }
+
+const keys = new WeakMap<Request, string>();
+
+/** `callerKey` of a request's Authorization header, hashed once per request however many stores ask. */
+export function callerKeyOf(request: Request, authorization: string): string {
+  let key = keys.get(request);
+  if (key === undefined) {
+    key = callerKey(authorization);
+    keys.set(request, key);
+  }
+  return key;
+}
