@@ -114,6 +114,9 @@ export function createGateway({
     useUpstreamShapeErrors(),
     // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
     useRequestId(),
+    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads
+    // the codes (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status.
+    useRequestErrorCodes(),
     // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
     useRequestSummary({
       onSummary: (summary, context) => {
@@ -146,8 +149,6 @@ export function createGateway({
     useJit(),
     // Adds the further errors of one upstream answer after useUpstreamShapeErrors has named the others.
     useUpstreamErrors(),
-    // onResultProcess hooks, before Yoga derives the HTTP status from the errors' codes.
-    useRequestErrorCodes(),
     settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
     // onResponse hooks that set headers: before compression, which rebuilds the response.
     useCacheControl(),

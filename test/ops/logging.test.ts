@@ -149,6 +149,33 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
+  it("logs variables that do not fit their types as the caller's mistake: the code it got, at info level", async ({ gateway }) => {
+    const answer = await gateway.graphql('query Page($f: Int) { apiKeys(first: $f) { nodes { id } } }', {
+      variables: { f: 'ten' },
+      headers: { ...AUTH, 'x-request-id': 'req-log-variables' },
+    });
+    expect([answer.status, answer.body.errors?.map((error) => (error.extensions as { code: string }).code)]).toEqual([
+      400,
+      ['BAD_USER_INPUT'],
+    ]);
+    expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-variables')).toEqual([
+      {
+        ...lineBase(30),
+        requestId: 'req-log-variables',
+        clientName: null,
+        clientVersion: null,
+        operationName: 'Page',
+        operationType: 'query',
+        status: 400,
+        durationMs: expect.any(Number),
+        upstreamCalls: 0,
+        outcome: 'error',
+        errorCodes: ['BAD_USER_INPUT'],
+        msg: 'graphql request',
+      },
+    ]);
+  });
+
   it('logs one line per operation of a batch, in order, with the one request id and its place in the batch', async ({ gateway }) => {
     const response = await fetch(gateway.url, {
       method: 'POST',
