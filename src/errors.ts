@@ -38,7 +38,7 @@ export const ErrorCode = {
   GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
   /** graphql-yoga's: the document does not fit the schema. */
   GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
-  /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET). */
+  /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET, a method not served). */
   BAD_REQUEST: 'BAD_REQUEST',
   /** graphql-yoga's: the document holds several operations and `operationName` names none of them (HTTP 400). */
   OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',

@@ -10,6 +10,7 @@ import { createMetrics, type Metrics, watchUpstream } from './observability/metr
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
 import type { CacheOutcome } from './observability/request-summary.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
+import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
@@ -100,6 +101,24 @@ export function createGateway({
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
   // line says why its plugin stands where it does; what it does is its own docblock's business.
   const plugins = [
+    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
+    useRequestId(),
+    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads
+    // the codes (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status.
+    useRequestErrorCodes(),
+    // The first onRequestParse hook: every request that reaches the GraphQL endpoint's handling is recorded,
+    // so the refusals of the plugins below (405, 406, 403, 415, trusted documents, …) are logged and counted.
+    useRequestSummary({
+      onSummary: (summary, context) => {
+        const cache = context && cacheOutcomes.get(context);
+        // Only queries are cached: a hit is one, though it never ran.
+        const full = cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary;
+        logLine(full);
+        metrics.observeRequest(full);
+      },
+    }),
+    // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
+    useAllowedMethods(),
     // Before parsing, so that a cross-site simple request is refused before any work is done for it.
     useCSRFPrevention(),
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
@@ -112,21 +131,6 @@ export function createGateway({
     useUpstreamBudget(),
     // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
     useUpstreamShapeErrors(),
-    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
-    useRequestId(),
-    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads
-    // the codes (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status.
-    useRequestErrorCodes(),
-    // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
-    useRequestSummary({
-      onSummary: (summary, context) => {
-        const cache = context && cacheOutcomes.get(context);
-        // Only queries are cached: a hit is one, though it never ran.
-        const full = cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary;
-        logLine(full);
-        metrics.observeRequest(full);
-      },
-    }),
     // The first onParams hook: every operation counts, even one refused for its size, before anything is parsed.
     state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, trustProxyHops: settings.trustProxyHops }) : undefined,
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.

@@ -50,6 +50,9 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   };
   const server = boundedServer(settings, (req, res) => {
     if (closing.has(req.socket)) return;
+    // HEAD is answered as GET would be (GraphiQL for a browser's Accept, the same status and headers),
+    // as RFC 9110 (9.3.2) asks: Node already knows the request is HEAD and writes no body.
+    if (req.method === 'HEAD') req.method = 'GET';
     const refusal = refusedUnread(req);
     if (refusal) return refuse(req, res, refusal);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return handler(req, res);

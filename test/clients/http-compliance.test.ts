@@ -103,9 +103,9 @@ describe('GET and POST rules', () => {
     expect(answer).toMatchObject({ status: 403, body: { errors: [{ message: 'Required CSRF header(s) not present' }] } });
   });
 
-  it('answers other methods with 405 and Allow: GET, POST', async ({ gateway }) => {
+  it('answers other methods with 405 and Allow: GET, HEAD, POST, OPTIONS', async ({ gateway }) => {
     const answer = await call(gateway, 'PUT', { headers: postHeaders(), body: '{"query":"{ __typename }"}' });
-    expect(answer).toMatchObject({ status: 405, allow: 'GET, POST' });
+    expect(answer).toMatchObject({ status: 405, allow: 'GET, HEAD, POST, OPTIONS' });
   });
 });
 
