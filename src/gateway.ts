@@ -14,6 +14,7 @@ import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useContentNegotiation } from './plugins/use-content-negotiation.js';
 import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
@@ -119,6 +120,8 @@ export function createGateway({
     }),
     // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
     useAllowedMethods(),
+    // Before anything is parsed or run: an answer that could not be written in an accepted type is refused first.
+    useContentNegotiation(),
     // Before parsing, so that a cross-site simple request is refused before any work is done for it.
     useCSRFPrevention(),
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses

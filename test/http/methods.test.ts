@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
-import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
+import { graphqlBody, type RawAnswer, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -18,12 +18,13 @@ const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9
 
 describe('a method the endpoint does not serve', () => {
   it.for(['DELETE', 'PUT', 'PATCH'])(
-    '%s is 405 with Allow, bare, with a token or with a JSON body, and nothing goes upstream',
+    '%s is 405 with Allow, bare, with a token, with a JSON body or with what nothing reads, and nothing goes upstream',
     async (method, { gateway, upstream }) => {
-      const requests = [
+      const requests: RawRequest[] = [
         {},
         { headers: AUTH },
         { headers: { 'content-type': 'application/json' }, body: graphqlBody('{ apiKeys { nodes { id } } }') },
+        { headers: { 'content-type': 'text/plain', accept: 'image/png' }, body: 'x' },
       ];
       for (const request of requests) {
         const answer = await rawHttp(gateway.url, { method, ...request });
