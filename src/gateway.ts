@@ -4,11 +4,14 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { type Settings, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
+import type { ErrorCode } from './errors.js';
 import { graphiqlOptions } from './graphiql/options.js';
+import { clientOf } from './observability/client-identity.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
+import { requestIdFrom } from './observability/request-id.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
-import type { CacheOutcome } from './observability/request-summary.js';
+import { type CacheOutcome, type RequestSummary, refusalSummary } from './observability/request-summary.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
 import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
@@ -56,10 +59,21 @@ export interface ProgramOptions {
  */
 export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & ProgramOptions & { upstreamUrl: URL };
 
+/** What the HTTP front knows of a request it answers itself. */
+export interface RequestBeforeYoga {
+  headers: Pick<Headers, 'get'>;
+  /** From its arrival to its answer. */
+  durationMs: number;
+}
+
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
-  /** Headers for answers written before Yoga (src/server/http-server.ts): CORS and nosniff, as Yoga's answers carry. */
-  headersBeforeYoga(origin: string | undefined): Record<string, string>;
+  /**
+   * For an answer the HTTP front writes before Yoga (src/server/http-server.ts: 413, 415): logs and
+   * counts it as Yoga's answers are, and returns the headers Yoga's answers carry (CORS, nosniff,
+   * `x-request-id`).
+   */
+  refusedBeforeYoga(request: RequestBeforeYoga, refusal: { status: number; code: ErrorCode }): Record<string, string>;
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
   /** Resolves once the shared state's Redis is connected (at once without REDIS_URL); requests never wait for it. */
@@ -98,6 +112,11 @@ export function createGateway({
   watchUpstream(metrics, client);
   const state = openSharedState(settings, { logger, registry: metrics.registry });
   const cacheOutcomes = new WeakMap<object, CacheOutcome>();
+  // The one sink of request summaries, Yoga's and the HTTP front's: the log line and the metrics.
+  const observe = (summary: RequestSummary) => {
+    logLine(summary);
+    metrics.observeRequest(summary);
+  };
 
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
   // line says why its plugin stands where it does; what it does is its own docblock's business.
@@ -113,9 +132,7 @@ export function createGateway({
       onSummary: (summary, context) => {
         const cache = context && cacheOutcomes.get(context);
         // Only queries are cached: a hit is one, though it never ran.
-        const full = cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary;
-        logLine(full);
-        metrics.observeRequest(full);
+        observe(cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary);
       },
     }),
     // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
@@ -186,7 +203,11 @@ export function createGateway({
   return {
     yoga,
     metrics,
-    headersBeforeYoga: (origin) => ({ ...cors.headersFor(origin), ...SECURITY_HEADERS }),
+    refusedBeforeYoga: ({ headers, durationMs }, { status, code }) => {
+      const requestId = requestIdFrom(headers.get('x-request-id'));
+      observe(refusalSummary({ requestId, client: clientOf(headers), status, code, durationMs }));
+      return { ...cors.headersFor(headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': requestId };
+    },
     stateConnected: () => state.connected(),
     close: async () => {
       await client.close();

@@ -132,7 +132,7 @@ describeInBrowser('frontend stacks on an allowed origin', () => {
     expect(await inPage(browser, listedApp.origin, 'rawPost', gateway.url, TOKEN, big)).toEqual({
       status: 413,
       code: 'PAYLOAD_TOO_LARGE',
-      requestId: null,
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(await inPage(browser, listedApp.origin, 'rawPost', gateway.url, TOKEN, '{"query": ')).toEqual({
       status: 400,
