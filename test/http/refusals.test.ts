@@ -138,13 +138,14 @@ const REFUSALS: Refusal[] = [
 const JSON_TYPE = /^application\/(graphql-response\+)?json; charset=utf-8$/;
 const contentTypes = (answer: RawAnswer) => answer.lines.filter(([name]) => name === 'content-type').map(([, value]) => value);
 
-/** The value of every sample of `gateway_graphql_requests_total` with outcome `error`, summed. */
-async function errorsCounted(gateway: RunningGateway): Promise<number> {
-  const text = await (await fetch(gateway.metricsUrl)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('gateway_graphql_requests_total{') && line.includes('outcome="error"'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+/** The operations counted with outcome `error`, and with this code. */
+async function errorsCounted(gateway: RunningGateway, code: string): Promise<{ errors: number; code: number }> {
+  const lines = (await (await fetch(gateway.metricsUrl)).text()).split('\n');
+  const sum = (match: (line: string) => boolean) => lines.filter(match).reduce((total, line) => total + Number(line.split(' ').at(-1)), 0);
+  return {
+    errors: sum((line) => line.startsWith('gateway_graphql_requests_total{') && line.includes('outcome="error"')),
+    code: sum((line) => line.startsWith(`gateway_graphql_errors_total{code="${code}"}`)),
+  };
 }
 
 describe('every refusal on /graphql', () => {
@@ -152,7 +153,7 @@ describe('every refusal on /graphql', () => {
     '%s: its status, one Content-Type, its code, one log line and a count',
     async ([, { path = '', request, status, code }, index], { gateway, upstream }) => {
       const requestId = `refusal-${index}`;
-      const before = await errorsCounted(gateway);
+      const before = await errorsCounted(gateway, code);
       const answer = await rawHttp(gateway.url + path, { ...request, headers: { ...request.headers, ...APP, 'x-request-id': requestId } });
       expect([answer.status, contentTypes(answer), JSON.parse(answer.body.toString('utf8'))]).toEqual([
         status,
@@ -176,7 +177,7 @@ describe('every refusal on /graphql', () => {
           msg: 'graphql request',
         },
       ]);
-      expect(await errorsCounted(gateway)).toBe(before + 1);
+      expect(await errorsCounted(gateway, code)).toEqual({ errors: before.errors + 1, code: before.code + 1 });
       expect(upstream.requests).toEqual([]);
     },
   );
@@ -197,5 +198,5 @@ test('a rate-limited operation (429) is logged and counted too', async ({ start 
   expect(logs.lines('graphql request').filter((line) => line.requestId === 'limited-2')).toEqual([
     expect.objectContaining({ level: 30, status: 429, clientName: 'web-app', errorCodes: ['RATE_LIMITED'], outcome: 'error' }),
   ]);
-  expect(await errorsCounted(gateway)).toBe(1);
+  expect(await errorsCounted(gateway, 'RATE_LIMITED')).toEqual({ errors: 1, code: 1 });
 });
