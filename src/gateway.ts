@@ -1,7 +1,7 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { type Settings, settingsWith } from './config/settings.js';
+import { type Settings, servesGraphiQL, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
 import type { ErrorCode } from './errors.js';
@@ -157,7 +157,7 @@ export function createGateway({
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // onRequest answers, before any GraphQL work: the request never reaches parsing.
     useReadiness(),
-    settings.graphiql ? useGraphiQLAssets() : undefined,
+    servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
     trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
@@ -192,7 +192,7 @@ export function createGateway({
     parserAndValidationCache: false,
     logging: false,
     maskedErrors: { isDev: false },
-    ...graphiqlOptions(settings.graphiql, graphiqlHeaders),
+    ...graphiqlOptions(servesGraphiQL(settings), graphiqlHeaders),
     cors: cors.yoga,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
