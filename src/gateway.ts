@@ -31,6 +31,7 @@ import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
 import { useResponseCache } from './plugins/use-response-cache.js';
+import { useRootRedirect } from './plugins/use-root-redirect.js';
 import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-headers.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
@@ -157,6 +158,8 @@ export function createGateway({
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // onRequest answers, before any GraphQL work: the request never reaches parsing.
     useReadiness(),
+    // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
+    servesGraphiQL(settings) && !settings.production ? useRootRedirect() : undefined,
     servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
