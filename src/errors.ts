@@ -22,6 +22,10 @@ export const ErrorCode = {
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** A request body with a Content-Encoding (gzip or any other), which the gateway does not inflate (HTTP 415, answered before Yoga). */
   UNSUPPORTED_CONTENT_ENCODING: 'UNSUPPORTED_CONTENT_ENCODING',
+  /** No type the Accept header allows can be written (HTTP 406, before anything is parsed or run). */
+  NOT_ACCEPTABLE: 'NOT_ACCEPTABLE',
+  /** A body whose Content-Type no parser reads, e.g. `application/xml` or none at all (HTTP 415). */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   /** A GET, or a POST that is not JSON, without the `x-graphql-yoga-csrf` header or a Bearer token (HTTP 403; docs/clients.md#csrf). */
   CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
   /** TRUSTED_DOCUMENTS is set and the request sent query text, or no documentId (HTTP 400). */
@@ -38,7 +42,7 @@ export const ErrorCode = {
   GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
   /** graphql-yoga's: the document does not fit the schema. */
   GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
-  /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET). */
+  /** graphql-yoga's: the HTTP request is not a GraphQL request (body not JSON, no query, a mutation by GET, a method not served). */
   BAD_REQUEST: 'BAD_REQUEST',
   /** graphql-yoga's: the document holds several operations and `operationName` names none of them (HTTP 400). */
   OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',

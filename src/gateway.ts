@@ -1,18 +1,23 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { type Settings, settingsWith } from './config/settings.js';
+import { type Settings, servesGraphiQL, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
+import type { ErrorCode } from './errors.js';
 import { graphiqlOptions } from './graphiql/options.js';
+import { clientOf } from './observability/client-identity.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
+import { requestIdFrom } from './observability/request-id.js';
 import { logRequest, logUpstreamCall } from './observability/request-log.js';
-import type { CacheOutcome } from './observability/request-summary.js';
+import { type CacheOutcome, type RequestSummary, refusalSummary } from './observability/request-summary.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
+import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useContentNegotiation } from './plugins/use-content-negotiation.js';
 import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
@@ -26,6 +31,7 @@ import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
 import { useResponseCache } from './plugins/use-response-cache.js';
+import { useRootRedirect } from './plugins/use-root-redirect.js';
 import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-headers.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
@@ -54,10 +60,21 @@ export interface ProgramOptions {
  */
 export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & ProgramOptions & { upstreamUrl: URL };
 
+/** What the HTTP front knows of a request it answers itself. */
+export interface RequestBeforeYoga {
+  headers: Pick<Headers, 'get'>;
+  /** From its arrival to its answer. */
+  durationMs: number;
+}
+
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
-  /** Headers for answers written before Yoga (src/server/http-server.ts): CORS and nosniff, as Yoga's answers carry. */
-  headersBeforeYoga(origin: string | undefined): Record<string, string>;
+  /**
+   * For an answer the HTTP front writes before Yoga (src/server/http-server.ts: 413, 415): logs and
+   * counts it as Yoga's answers are, and returns the headers Yoga's answers carry (CORS, nosniff,
+   * `x-request-id`).
+   */
+  refusedBeforeYoga(request: RequestBeforeYoga, refusal: { status: number; code: ErrorCode }): Record<string, string>;
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
   /** Resolves once the shared state's Redis is connected (at once without REDIS_URL); requests never wait for it. */
@@ -96,10 +113,33 @@ export function createGateway({
   watchUpstream(metrics, client);
   const state = openSharedState(settings, { logger, registry: metrics.registry });
   const cacheOutcomes = new WeakMap<object, CacheOutcome>();
+  // The one sink of request summaries, Yoga's and the HTTP front's: the log line and the metrics.
+  const observe = (summary: RequestSummary) => {
+    logLine(summary);
+    metrics.observeRequest(summary);
+  };
 
   // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
   // line says why its plugin stands where it does; what it does is its own docblock's business.
   const plugins = [
+    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
+    useRequestId(),
+    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads
+    // the codes (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status.
+    useRequestErrorCodes(),
+    // The first onRequestParse hook: every request that reaches the GraphQL endpoint's handling is recorded,
+    // so the refusals of the plugins below (405, 406, 403, 415, trusted documents, …) are logged and counted.
+    useRequestSummary({
+      onSummary: (summary, context) => {
+        const cache = context && cacheOutcomes.get(context);
+        // Only queries are cached: a hit is one, though it never ran.
+        observe(cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary);
+      },
+    }),
+    // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
+    useAllowedMethods(),
+    // Before anything is parsed or run: an answer that could not be written in an accepted type is refused first.
+    useContentNegotiation(),
     // Before parsing, so that a cross-site simple request is refused before any work is done for it.
     useCSRFPrevention(),
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
@@ -112,18 +152,6 @@ export function createGateway({
     useUpstreamBudget(),
     // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
     useUpstreamShapeErrors(),
-    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
-    useRequestId(),
-    // Before the plugins that refuse a request (trusted documents, persisted queries), so refusals are logged and counted.
-    useRequestSummary({
-      onSummary: (summary, context) => {
-        const cache = context && cacheOutcomes.get(context);
-        // Only queries are cached: a hit is one, though it never ran.
-        const full = cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary;
-        logLine(full);
-        metrics.observeRequest(full);
-      },
-    }),
     // onParams after the summary's, which names the operation it refuses, and before anything is parsed,
     // registered or answered from the cache; a document too large was refused for nothing already.
     state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, trustProxyHops: settings.trustProxyHops }) : undefined,
@@ -131,7 +159,9 @@ export function createGateway({
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // onRequest answers, before any GraphQL work: the request never reaches parsing.
     useReadiness(),
-    settings.graphiql ? useGraphiQLAssets() : undefined,
+    // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
+    servesGraphiQL(settings) && !settings.production ? useRootRedirect() : undefined,
+    servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
     trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
@@ -147,8 +177,6 @@ export function createGateway({
     useJit(),
     // Adds the further errors of one upstream answer after useUpstreamShapeErrors has named the others.
     useUpstreamErrors(),
-    // onResultProcess hooks, before Yoga derives the HTTP status from the errors' codes.
-    useRequestErrorCodes(),
     settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
     // onResponse hooks that set headers: before compression, which rebuilds the response.
     useCacheControl(),
@@ -168,7 +196,7 @@ export function createGateway({
     parserAndValidationCache: false,
     logging: false,
     maskedErrors: { isDev: false },
-    ...graphiqlOptions(settings.graphiql, graphiqlHeaders),
+    ...graphiqlOptions(servesGraphiQL(settings), graphiqlHeaders),
     cors: cors.yoga,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
@@ -179,7 +207,11 @@ export function createGateway({
   return {
     yoga,
     metrics,
-    headersBeforeYoga: (origin) => ({ ...cors.headersFor(origin), ...SECURITY_HEADERS }),
+    refusedBeforeYoga: ({ headers, durationMs }, { status, code }) => {
+      const requestId = requestIdFrom(headers.get('x-request-id'));
+      observe(refusalSummary({ requestId, client: clientOf(headers), status, code, durationMs }));
+      return { ...cors.headersFor(headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': requestId };
+    },
     stateConnected: () => state.connected(),
     close: async () => {
       await client.close();

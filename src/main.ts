@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { loadSettings, retiredVariableWarnings } from './config/load.js';
 import { ConfigError, type Settings } from './config/settings.js';
-import { createLogger, type Logger } from './observability/logger.js';
+import { createLogger, type Logger, routeConsole } from './observability/logger.js';
 import { announce } from './server/banner.js';
 import { reportListening, runPrimary } from './server/cluster.js';
 import { openUpstream, SANDBOX_URL_FROM_PRIMARY } from './server/upstream-source.js';
@@ -39,6 +39,8 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
   // The SDK and exporter are loaded only when spans are exported.
   const tracing = settings.otlpEndpoint ? (await import('./observability/tracing-export.js')).startTracing(settings) : undefined;
   const running = await startGateway({ ...settings, logger, tracerProvider: tracing?.provider });
+  // From here on whatever a dependency prints is a JSON line too; a failed start still prints its one plain line.
+  if (settings.production) routeConsole(logger);
   if (cluster.isPrimary)
     announce({ settings, port: running.port, metricsPort: running.metricsPort, sandboxToken: running.sandboxToken, workers: 1 }, logger);
   else reportListening(running.port, running.metricsPort);

@@ -335,7 +335,7 @@ export const SETTINGS = {
     parse: flag,
     default: whenNotProduction,
     defaultText: NOT_IN_PRODUCTION,
-    doc: 'Serve GraphiQL to browsers on `GET /graphql`, from the gateway’s own assets.',
+    doc: 'Serve GraphiQL to browsers on `GET /graphql`, from the gateway’s own assets; never while `TRUSTED_DOCUMENTS` is set, where GraphiQL could run nothing (it sends query text), and the start-up banner says so.',
     section: 'clients',
   }),
   federation: setting({
@@ -497,6 +497,16 @@ export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
   CORS_ALLOWED_HEADERS:
     'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
 };
+
+/**
+ * Whether GraphiQL is served: GRAPHIQL, unless TRUSTED_DOCUMENTS is set. GraphiQL sends query text,
+ * which that mode refuses, its introspection included, so it would open on "Error fetching schema"
+ * and fail every Run; letting free documents through in development instead would make the mode
+ * a developer tries differ from the one production enforces.
+ */
+export function servesGraphiQL({ graphiql, trustedDocuments }: Pick<Settings, 'graphiql' | 'trustedDocuments'>): boolean {
+  return graphiql && trustedDocuments === undefined;
+}
 
 /** A setting that does not parse, or settings that do not go together. */
 export class ConfigError extends Error {}

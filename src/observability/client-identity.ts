@@ -17,7 +17,7 @@ const plain = (value: string | null): string | undefined => {
  * anything but a plain token of at most 64 characters is `other`: it may be logged, traced and
  * counted without escaping or bounds of its own.
  */
-export function clientOf(headers: Headers): ClientIdentity {
+export function clientOf(headers: Pick<Headers, 'get'>): ClientIdentity {
   return {
     name: plain(headers.get('apollographql-client-name') ?? headers.get('graphql-client-name')),
     version: plain(headers.get('apollographql-client-version') ?? headers.get('graphql-client-version')),

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { format } from 'node:util';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger } from 'pino';
@@ -70,4 +71,27 @@ function prettyInstalled(): boolean {
   } catch {
     return false;
   }
+}
+
+/** The console methods dependencies print with, and the level each becomes. */
+const CONSOLE_LEVELS = { log: 'info', info: 'info', debug: 'debug', trace: 'debug', warn: 'warn', error: 'error' } as const;
+
+/** The longest text of one console call that is logged; a dependency's printout is bounded like anything else. */
+const CONSOLE_MAX_CHARS = 2_000;
+
+/**
+ * Sends what dependencies print with `console` through `logger`, as JSON lines at the matching level
+ * with the text as `msg`: in production only JSON lines may reach stdout and stderr, where a
+ * library's raw text (graphql-jit's warnings) broke every log collector's parsing. An Error is
+ * written as its class and message, never its stack. Returns what puts the console back.
+ */
+export function routeConsole(logger: Logger): () => void {
+  const original = { ...console };
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {
+    console[method as keyof typeof CONSOLE_LEVELS] = (...args: unknown[]) => {
+      const text = format(...args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : arg)));
+      logger[level]({ console: method }, text.length > CONSOLE_MAX_CHARS ? `${text.slice(0, CONSOLE_MAX_CHARS)}…` : text);
+    };
+  }
+  return () => Object.assign(console, original);
 }

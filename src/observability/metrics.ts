@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ErrorCode } from '../errors.js';
 import type { BreakerState } from '../upstream/breaker.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import { reportToPrimary } from './cluster-metrics.js';
@@ -32,6 +33,9 @@ export interface UpstreamGaugeSources {
   readonly breakerState: BreakerState;
 }
 
+/** The codes that get a label of their own: the gateway's (src/errors.ts); any other, which should not occur, is `other`. */
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
+
 const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, open: 2 };
 
 /** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
@@ -40,18 +44,32 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
   // Lag sampled every 100 ms, not every 10: the default timer woke an idle gateway a hundred times a second.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   if (cluster.isWorker) reportToPrimary(registry);
-  const operationLabels = ['operation_name', 'operation_type', 'outcome', 'client_name', 'client_version'] as const;
   const upstreamLabels = ['method', 'route', 'status_class'] as const;
+  // Each metric takes few of the labels callers choose, so that the series stay bounded in
+  // combination, not only per label (docs/operations.md, section Metrics, gives the worst case):
+  // every operation name × client × version × outcome as series once made 8 MB of /metrics.
   const requests = new Counter({
     name: 'gateway_graphql_requests_total',
-    help: 'GraphQL requests answered.',
-    labelNames: operationLabels,
+    help: 'GraphQL operations answered, refusals included, by operation and outcome.',
+    labelNames: ['operation_name', 'operation_type', 'outcome'],
     registers: [registry],
   });
   const requestSeconds = new Histogram({
     name: 'gateway_graphql_request_duration_seconds',
-    help: 'Time from reading a GraphQL request to its response.',
-    labelNames: operationLabels,
+    help: 'Time from reading a GraphQL request to its response, by operation.',
+    labelNames: ['operation_name'],
+    registers: [registry],
+  });
+  const clientRequests = new Counter({
+    name: 'gateway_graphql_client_requests_total',
+    help: 'GraphQL operations answered, by calling app, its version and the outcome.',
+    labelNames: ['client_name', 'client_version', 'outcome'],
+    registers: [registry],
+  });
+  const errorCodes = new Counter({
+    name: 'gateway_graphql_errors_total',
+    help: 'GraphQL operations answered with each error code (an operation counts once per code it got).',
+    labelNames: ['code'],
     registers: [registry],
   });
   const calls = new Counter({
@@ -104,14 +122,11 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
   return {
     registry,
     observeRequest(summary) {
-      const labels = {
-        operation_name: operationName(summary),
-        operation_type: summary.operationType ?? 'unknown',
-        outcome: summary.outcome,
-        ...clientLabels(summary),
-      };
-      requests.inc(labels);
-      requestSeconds.observe(labels, summary.durationMs / 1000);
+      const operation_name = operationName(summary);
+      requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
+      requestSeconds.observe({ operation_name }, summary.durationMs / 1000);
+      clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
+      for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
       if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
     },
     observeUpstreamCall(call) {

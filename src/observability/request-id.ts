@@ -10,9 +10,13 @@ const ids = new WeakMap<Request, string>();
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (id === undefined) {
-    const header = request.headers.get('x-request-id');
-    id = header !== null && /^[\w.:-]{1,128}$/.test(header) ? header : randomUUID();
+    id = requestIdFrom(request.headers.get('x-request-id'));
     ids.set(request, id);
   }
   return id;
+}
+
+/** The id of a request whose `x-request-id` header is this, for answers written before a Request exists (src/server/http-server.ts). */
+export function requestIdFrom(header: string | null): string {
+  return header !== null && /^[\w.:-]{1,128}$/.test(header) ? header : randomUUID();
 }

@@ -44,3 +44,26 @@ export interface RequestSummary {
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
   errorCodes: string[];
 }
+
+/** The summary of a request refused before GraphQL saw it (the HTTP front's 413 and 415): nothing parsed, nothing run. */
+export function refusalSummary({
+  requestId,
+  client,
+  status,
+  code,
+  durationMs,
+}: Pick<RequestSummary, 'requestId' | 'client' | 'status' | 'durationMs'> & { code: string }): RequestSummary {
+  return {
+    requestId,
+    client,
+    operationName: undefined,
+    operationType: undefined,
+    status,
+    durationMs,
+    upstreamCalls: 0,
+    executed: false,
+    upstreamStatuses: [],
+    outcome: 'error',
+    errorCodes: [code],
+  };
+}

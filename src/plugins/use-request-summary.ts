@@ -78,6 +78,11 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
     onResultProcess: ({ request, result }) => {
       const record = records.get(request);
       if (!record) return;
+      // A batch refused as a whole (over MAX_BATCH_SIZE) is answered with one result: one line, not one per operation.
+      if (record.batch && !Array.isArray(result)) {
+        record.batch = undefined;
+        record.operations = [operation()];
+      }
       const results = Array.isArray(result) ? result : [result];
       results.forEach((one, index) => {
         const tracked = record.operations[index];

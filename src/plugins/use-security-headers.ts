@@ -34,7 +34,12 @@ export function useSecurityHeaders(): Plugin {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
       const type = response.headers.get('content-type');
       if (!type?.startsWith('text/html')) return;
-      if (!/charset=/i.test(type)) response.headers.set('content-type', 'text/html; charset=utf-8');
+      if (!/charset=/i.test(type)) {
+        // Deleted first: a Response made from a headers object (Yoga's GraphiQL page: `Content-Type`)
+        // keeps that spelling beside the one `set` adds, and both went out on the wire.
+        response.headers.delete('content-type');
+        response.headers.set('content-type', 'text/html; charset=utf-8');
+      }
       for (const [name, value] of Object.entries(GRAPHIQL_PAGE_HEADERS)) response.headers.set(name, value);
     },
   };

@@ -1,4 +1,4 @@
-import { type GraphQLSchema, isUnionType } from 'graphql';
+import { type GraphQLSchema, isScalarType, isUnionType, valueFromASTUntyped } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { badUserInput, unauthenticated } from '../errors.js';
 import type { RepresentationCount } from '../upstream/budget.js';
@@ -46,3 +46,18 @@ export function checkedEntities(schema: GraphQLSchema): GraphQLSchema {
 
 /** An item's error, at its own index (the path says which): the list's other items still resolve. */
 const refused = (message: string): Promise<never> => Promise.reject(badUserInput(message));
+
+/**
+ * `_Any` reads an inline representation (`_entities(representations: [{ __typename: "ApiKey", id: "k1" }])`)
+ * from its literal alone. graphql-jit hands a scalar's parseLiteral no variables, and for every such
+ * document it compiled it printed "Scalar with variable inputs detected for parsing AST literals"
+ * on stderr, outside the JSON logs, because graphql-js' default parseLiteral declares that it takes
+ * them. A variable inside such a literal was never read (its key is then missing: BAD_USER_INPUT);
+ * a router sends the representations as one variable, which is. `_Any` is @apollo/subgraph's one
+ * instance, so this holds for every subgraph schema in the process.
+ */
+export function literalRepresentations(schema: GraphQLSchema): GraphQLSchema {
+  const any = schema.getType('_Any');
+  if (isScalarType(any)) any.parseLiteral = (node) => valueFromASTUntyped(node);
+  return schema;
+}

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
-import { checkedEntities } from './entities.js';
+import { checkedEntities, literalRepresentations } from './entities.js';
 import './audited-record.js';
 import './api-key.js';
 import './hotspot.js';
@@ -20,10 +20,11 @@ let subgraph: GraphQLSchema | undefined;
 
 /**
  * The same schema as a Federation 2 subgraph (FEDERATION=true): `_service`, `_entities` (its
- * representations checked, `checkedEntities`), `@key` on the records and `@shareable` on PageInfo.
+ * representations checked, `checkedEntities`, and read from a literal without variables,
+ * `literalRepresentations`), `@key` on the records and `@shareable` on PageInfo.
  * Built on first use, since most deployments never need it.
  */
 export function subgraphSchema(): GraphQLSchema {
-  subgraph ??= checkedEntities(builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK }));
+  subgraph ??= literalRepresentations(checkedEntities(builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK })));
   return subgraph;
 }

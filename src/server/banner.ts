@@ -1,4 +1,4 @@
-import type { Settings } from '../config/settings.js';
+import { type Settings, servesGraphiQL } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface Announcement {
@@ -11,6 +11,10 @@ export interface Announcement {
   workers: number;
 }
 
+/** Why GRAPHIQL=true (the default outside production) serves no GraphiQL: `servesGraphiQL`. */
+const GRAPHIQL_WITHHELD =
+  'GraphiQL is not served: TRUSTED_DOCUMENTS is set, so only the manifests’ documents run, sent by documentId, and GraphiQL sends query text';
+
 /**
  * Where to point a browser, and which token the sandbox takes. The token is the sandbox's fixed demo
  * token; it is printed as plain text outside production, never into JSON logs.
@@ -19,14 +23,14 @@ export function announce({ settings, port, metricsPort, sandboxToken, workers }:
   const everyInterface = settings.host === '0.0.0.0' || settings.host === '::';
   const shown = everyInterface ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${shown}:${port}/graphql`;
+  const graphiql = servesGraphiQL(settings);
+  const graphiqlWithheld = settings.graphiql && !graphiql;
   const sandboxLine =
     'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token';
   // JSON for a log collector in production; there the sandbox is an explicit SANDBOX=true, so say loudly that any token gets in.
   if (settings.production) {
-    logger.info(
-      { url, port, metricsPort, workers, graphiql: settings.graphiql, sandbox: sandboxToken !== undefined },
-      'GraphQL gateway listening',
-    );
+    logger.info({ url, port, metricsPort, workers, graphiql, sandbox: sandboxToken !== undefined }, 'GraphQL gateway listening');
+    if (graphiqlWithheld) logger.info({ graphiql: false }, GRAPHIQL_WITHHELD);
     if (sandboxToken !== undefined) logger.warn({ sandbox: true }, sandboxLine);
     return;
   }
@@ -34,8 +38,9 @@ export function announce({ settings, port, metricsPort, sandboxToken, workers }:
     ? `every interface (HOST=${settings.host}): other machines on the network can reach it`
     : `HOST=${settings.host} only; set HOST=0.0.0.0 to listen on every interface`;
   console.log(
-    `GraphQL gateway listening on ${url}${settings.graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}; ${reach}.`,
+    `GraphQL gateway listening on ${url}${graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}; ${reach}.`,
   );
+  if (graphiqlWithheld) console.log(`${GRAPHIQL_WITHHELD}.`);
   if (sandboxToken !== undefined) {
     console.log(`${sandboxLine}.`);
     console.log(`Send this header with every request (GraphiQL opens with it filled in): Authorization: Bearer ${sandboxToken}`);

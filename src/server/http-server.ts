@@ -24,16 +24,20 @@ import { boundedServer } from './bounded-server.js';
  *
  * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
-export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeYoga'>, settings: SectionSettings<'server'>): Server {
+export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga'>, settings: SectionSettings<'server'>): Server {
   const { maxBodyBytes } = settings;
   const handler: RequestListener = gateway.yoga;
   // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
   // pipelined after it, which Node's parser would otherwise hand on while the refused body drains.
   const closing = new WeakSet<Socket>();
+  /** When each request arrived, for the duration its log line gives. */
+  const arrived = new WeakMap<IncomingMessage, number>();
   const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal) => {
     closing.add(req.socket);
-    // Answers written here carry the CORS and security headers Yoga's would, so a page can read them.
-    writeRefusal(res, refusal, gateway.headersBeforeYoga(req.headers.origin));
+    const headers = { get: (name: string) => headerOf(req, name) };
+    const durationMs = performance.now() - (arrived.get(req) ?? performance.now());
+    // Logged and counted as Yoga's answers are, with the CORS, security and request-id headers Yoga's carry, so a page can read them.
+    writeRefusal(res, refusal, gateway.refusedBeforeYoga({ headers, durationMs }, refusal));
     discardRest(req, () => res.end());
   };
   const tooLarge: Refusal = {
@@ -50,6 +54,10 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   };
   const server = boundedServer(settings, (req, res) => {
     if (closing.has(req.socket)) return;
+    arrived.set(req, performance.now());
+    // HEAD is answered as GET would be (GraphiQL for a browser's Accept, the same status and headers),
+    // as RFC 9110 (9.3.2) asks: Node already knows the request is HEAD and writes no body.
+    if (req.method === 'HEAD') req.method = 'GET';
     const refusal = refusedUnread(req);
     if (refusal) return refuse(req, res, refusal);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return handler(req, res);
@@ -66,12 +74,19 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'headersBeforeY
   });
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
+    arrived.set(req, performance.now());
     const refusal = refusedUnread(req);
     if (refusal) return refuse(req, res, refusal);
     res.writeContinue();
     server.emit('request', req, res);
   });
   return server;
+}
+
+/** A request header as one value; Node keeps a list only for Set-Cookie, which requests do not send. */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : null;
 }
 
 /** An answer written here, before Yoga, to a request whose body is not read. */

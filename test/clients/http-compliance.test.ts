@@ -103,9 +103,9 @@ describe('GET and POST rules', () => {
     expect(answer).toMatchObject({ status: 403, body: { errors: [{ message: 'Required CSRF header(s) not present' }] } });
   });
 
-  it('answers other methods with 405 and Allow: GET, POST', async ({ gateway }) => {
+  it('answers other methods with 405 and Allow: GET, HEAD, POST, OPTIONS', async ({ gateway }) => {
     const answer = await call(gateway, 'PUT', { headers: postHeaders(), body: '{"query":"{ __typename }"}' });
-    expect(answer).toMatchObject({ status: 405, allow: 'GET, POST' });
+    expect(answer).toMatchObject({ status: 405, allow: 'GET, HEAD, POST, OPTIONS' });
   });
 });
 
@@ -149,12 +149,44 @@ describe('status codes for application/graphql-response+json', () => {
     expect(answer).toMatchObject({ status: 200, contentType: 'application/json; charset=utf-8' });
   });
 
-  it('an Accept the gateway cannot produce is 406; a body it cannot read is 415', async ({ gateway }) => {
-    expect((await post(gateway, { query: '{ __typename }' }, 'application/xml')).status).toBe(406);
+  it('an Accept the gateway cannot produce is 406 before anything runs: a mutation sends nothing upstream', async ({
+    gateway,
+    upstream,
+  }) => {
+    for (const accept of ['image/png', 'application/xml']) {
+      const answer = await post(gateway, { query: 'mutation { createFolder(input: { name: "Clips" }) { folder { id } } }' }, accept);
+      expect(answer).toEqual({
+        status: 406,
+        contentType: 'application/json; charset=utf-8',
+        allow: null,
+        body: {
+          errors: [
+            {
+              message:
+                'No answer can be written in a type the Accept header allows: accept application/graphql-response+json or application/json. Nothing was run.',
+              extensions: { code: 'NOT_ACCEPTABLE' },
+            },
+          ],
+        },
+      });
+    }
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('a body it cannot read is 415 UNSUPPORTED_MEDIA_TYPE', async ({ gateway }) => {
     const answer = await call(gateway, 'POST', {
       headers: { 'content-type': 'application/xml', accept: GRAPHQL_RESPONSE },
       body: '<query/>',
     });
-    expect(answer.status).toBe(415);
+    expect(answer).toEqual({
+      status: 415,
+      contentType: `${GRAPHQL_RESPONSE}; charset=utf-8`,
+      allow: null,
+      body: {
+        errors: [
+          { message: "The body's Content-Type cannot be read: send application/json.", extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+        ],
+      },
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { appFolder, blocksBetween, packagesNamed, ROOT, shell } from '../support/app-folder.js';
+import { APP_TSCONFIG, appFolder, blocksBetween, packagesNamed, ROOT, shell } from '../support/app-folder.js';
 
 /**
  * Step 4 of the README's tour run as written, in a fresh app folder: its install lines (each
@@ -10,20 +10,6 @@ import { appFolder, blocksBetween, packagesNamed, ROOT, shell } from '../support
  */
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const step = blocksBetween(README, '**4. A typed client in a frontend app.**', '## ');
-
-/** What the reader's app already is: a TypeScript project, set up as Vite's templates set it up. */
-const TSCONFIG = JSON.stringify({
-  compilerOptions: {
-    target: 'es2022',
-    module: 'preserve',
-    moduleResolution: 'bundler',
-    verbatimModuleSyntax: true,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-  },
-  include: ['src'],
-});
 
 const USE = `import type { ResultOf, VariablesOf } from '@graphql-typed-document-node/core';
 import { ApiKeys } from './api-keys';
@@ -45,7 +31,7 @@ describe("the README's frontend step", () => {
     const app = await appFolder();
     try {
       await app.write('package.json', JSON.stringify({ name: 'frontend', private: true, type: 'module' }));
-      await app.write('tsconfig.json', TSCONFIG);
+      await app.write('tsconfig.json', APP_TSCONFIG);
       for (const block of step.filter(({ file }) => file !== undefined)) await app.write(block.file!, block.text);
       await app.write('src/use.ts', USE);
       const lines = step.filter(({ language }) => language === 'sh').flatMap(({ text }) => text.trim().split('\n'));

@@ -8,6 +8,7 @@ import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
 import { loadTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
 import { AUTH } from '../support/auth.js';
+import { spawnGateway } from '../support/child-gateway.js';
 import { gatewayOverSandbox, gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 import { AUDIT_FIELDS, apiKeyRecord } from '../support/records.js';
@@ -160,5 +161,25 @@ describe('configuration', () => {
       message = (error as Error).message;
     }
     expect(message).toBe(`TRUSTED_DOCUMENTS: ${secret} is not JSON.`);
+  });
+});
+
+describe('GraphiQL under TRUSTED_DOCUMENTS', () => {
+  it('is not served even when GRAPHIQL=true, and production logs why beside the listening line', async ({ onTestFinished }) => {
+    const gateway = await spawnGateway({ UPSTREAM_URL: 'http://127.0.0.1:9/v2', GRAPHIQL: 'true', TRUSTED_DOCUMENTS: MANIFEST });
+    onTestFinished(() => gateway.close());
+    const withheld =
+      'GraphiQL is not served: TRUSTED_DOCUMENTS is set, so only the manifests’ documents run, sent by documentId, and GraphiQL sends query text';
+    await gateway.waitFor(withheld);
+    expect(gateway.lines.slice(0, 2)).toEqual([
+      expect.objectContaining({ msg: 'GraphQL gateway listening', graphiql: false }),
+      expect.objectContaining({
+        level: 30,
+        graphiql: false,
+        msg: withheld,
+      }),
+    ]);
+    const page = await fetch(`http://127.0.0.1:${gateway.port}/graphql`, { headers: { accept: 'text/html' } });
+    expect([page.status, page.headers.get('content-type')]).toEqual([406, 'application/json; charset=utf-8']);
   });
 });

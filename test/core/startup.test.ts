@@ -180,6 +180,22 @@ describe('start-up with the embedded sandbox', () => {
   });
 });
 
+describe('start-up with TRUSTED_DOCUMENTS', () => {
+  it('says GraphiQL is not served, and why, and serves neither its page nor its files', async () => {
+    const main = startMain({ PORT: '0', TRUSTED_DOCUMENTS: 'examples/generated/persisted-documents.json' });
+    running = main.child;
+    const [, address] = await main.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/graphql);/);
+    await main.waitFor(/Send this header/);
+    expect(main.output()).not.toContain('open it in a browser for GraphiQL');
+    expect(main.output()).toContain(
+      'GraphiQL is not served: TRUSTED_DOCUMENTS is set, so only the manifests’ documents run, sent by documentId, and GraphiQL sends query text.',
+    );
+    const page = await fetch(address!, { headers: { accept: 'text/html,*/*;q=0.8' } });
+    expect([page.status, page.headers.get('content-type')]).toEqual([403, 'application/json; charset=utf-8']);
+    expect((await fetch(address!.replace(/\/graphql$/, '/graphiql/graphiql.css'))).status).toBe(404);
+  });
+});
+
 describe('an address that cannot be had stops start-up with exit status 1 and one line naming the setting', () => {
   /** The one line of a gateway that found its port taken. */
   const inUse = (variable: string, port: number) =>

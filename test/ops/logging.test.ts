@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger, routeConsole } from '../../src/observability/logger.js';
 import { AUTH, TOKEN } from '../support/auth.js';
+import { spawnGateway } from '../support/child-gateway.js';
 import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
@@ -149,6 +150,33 @@ describe('request and upstream-call lines', () => {
     ]);
   });
 
+  it("logs variables that do not fit their types as the caller's mistake: the code it got, at info level", async ({ gateway }) => {
+    const answer = await gateway.graphql('query Page($f: Int) { apiKeys(first: $f) { nodes { id } } }', {
+      variables: { f: 'ten' },
+      headers: { ...AUTH, 'x-request-id': 'req-log-variables' },
+    });
+    expect([answer.status, answer.body.errors?.map((error) => (error.extensions as { code: string }).code)]).toEqual([
+      400,
+      ['BAD_USER_INPUT'],
+    ]);
+    expect(logs.lines('graphql request').filter((line) => line.requestId === 'req-log-variables')).toEqual([
+      {
+        ...lineBase(30),
+        requestId: 'req-log-variables',
+        clientName: null,
+        clientVersion: null,
+        operationName: 'Page',
+        operationType: 'query',
+        status: 400,
+        durationMs: expect.any(Number),
+        upstreamCalls: 0,
+        outcome: 'error',
+        errorCodes: ['BAD_USER_INPUT'],
+        msg: 'graphql request',
+      },
+    ]);
+  });
+
   it('logs one line per operation of a batch, in order, with the one request id and its place in the batch', async ({ gateway }) => {
     const response = await fetch(gateway.url, {
       method: 'POST',
@@ -229,5 +257,49 @@ describe('LOG_LEVEL=info', () => {
     const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
     await gateway.graphql(KEYS, { headers: AUTH });
     expect(logs.lines().map((line) => line.msg)).toEqual(['graphql request']);
+  });
+});
+
+describe('only JSON lines in production', () => {
+  it('what a dependency prints with console becomes a line at its level, an Error as its class and message', () => {
+    const { logger, lines } = captureLogs('debug');
+    const restore = routeConsole(logger);
+    try {
+      console.error('Scalar with variable inputs detected for parsing AST literals. This is not supported.');
+      console.warn('deprecated: %s', 'option', new TypeError('boom'));
+      console.log('x'.repeat(3_000));
+    } finally {
+      restore();
+    }
+    expect(lines()).toEqual([
+      { ...lineBase(50), console: 'error', msg: 'Scalar with variable inputs detected for parsing AST literals. This is not supported.' },
+      { ...lineBase(40), console: 'warn', msg: 'deprecated: option TypeError: boom' },
+      { ...lineBase(30), console: 'log', msg: `${'x'.repeat(2_000)}…` },
+    ]);
+  });
+
+  it('a subgraph answering _entities with inline representations writes nothing but JSON lines', async ({ start, onTestFinished }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(3)]) }));
+    const gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, FEDERATION: 'true' });
+    onTestFinished(() => gateway.close());
+    const post = async (query: string, variables?: Record<string, unknown>) => {
+      const response = await fetch(`http://127.0.0.1:${gateway.port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...AUTH },
+        body: JSON.stringify({ query, variables }),
+      });
+      return response.json();
+    };
+    expect(await post('{ _entities(representations: [{ __typename: "ApiKey", id: "k3" }]) { ... on ApiKey { name } } }')).toEqual({
+      data: { _entities: [{ name: 'Key 3' }] },
+    });
+    // A variable inside the literal is not read: the representation lacks its key.
+    const withVariable = await post(
+      'query ($id: ID) { _entities(representations: [{ __typename: "ApiKey", id: $id }]) { ... on ApiKey { name } } }',
+      { id: 'k3' },
+    );
+    expect(withVariable.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
+    await gateway.waitFor('graphql request', 2);
+    expect(gateway.other).toEqual([]);
   });
 });

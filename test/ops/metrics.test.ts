@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, MAX_CLIENT_LABELS, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
-import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
+import { requestSummary } from '../support/summaries.js';
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 /** Its id is distinctive, so that the leak check below would find it. */
@@ -43,15 +43,18 @@ describe('GET /metrics', () => {
     expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const samples = gatewaySamples(text).map((line) => line.replace(/_sum(\{.*\}) [\d.e-]+$/, '_sum$1 <seconds>'));
     expect(samples).toEqual([
-      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
-      'gateway_graphql_requests_total{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} 1',
-      'gateway_graphql_requests_total{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="Rename",operation_type="mutation",outcome="error",client_name="none",client_version="none"} 1',
-      'gateway_graphql_request_duration_seconds_sum{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} <seconds>',
-      'gateway_graphql_request_duration_seconds_count{operation_name="anonymous",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 2',
+      'gateway_graphql_requests_total{operation_name="Rename",operation_type="mutation",outcome="error"} 1',
+      'gateway_graphql_requests_total{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Keys"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Keys"} 2',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="Rename"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="Rename"} 1',
+      'gateway_graphql_request_duration_seconds_sum{operation_name="anonymous"} <seconds>',
+      'gateway_graphql_request_duration_seconds_count{operation_name="anonymous"} 1',
+      'gateway_graphql_client_requests_total{client_name="none",client_version="none",outcome="ok"} 3',
+      'gateway_graphql_client_requests_total{client_name="none",client_version="none",outcome="error"} 1',
+      'gateway_graphql_errors_total{code="NOT_FOUND"} 1',
       'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 2',
       'gateway_upstream_requests_total{method="PATCH",route="/categories/:id",status_class="4xx"} 1',
       'gateway_upstream_request_duration_seconds_sum{method="GET",route="/api_keys",status_class="2xx"} <seconds>',
@@ -65,9 +68,7 @@ describe('GET /metrics', () => {
   });
 
   it('has histogram buckets and the process metrics operators expect', () => {
-    expect(text).toContain(
-      'gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 2',
-    );
+    expect(text).toContain('gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation_name="Keys"} 2');
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
   });
@@ -78,21 +79,10 @@ describe('GET /metrics', () => {
 });
 
 describe('client_name and client_version labels', () => {
-  const request = (name: string | undefined, version: string | undefined, vouched = true): RequestSummary => ({
-    requestId: 'r',
-    client: { name, version },
-    operationName: 'Op',
-    operationType: 'query',
-    status: 200,
-    durationMs: 1,
-    upstreamCalls: 1,
-    executed: true,
-    upstreamStatuses: vouched ? [200] : [401],
-    outcome: 'ok',
-    errorCodes: [],
-  });
+  const request = (name: string | undefined, version: string | undefined, vouched = true) =>
+    requestSummary({ client: { name, version }, operationName: 'Op', upstreamStatuses: vouched ? [200] : [401] });
   const labelled = async (metrics: ReturnType<typeof createMetrics>) =>
-    (await metrics.registry.getSingleMetric('gateway_graphql_requests_total')!.get()).values.map(
+    (await metrics.registry.getSingleMetric('gateway_graphql_client_requests_total')!.get()).values.map(
       (sample) => `${sample.labels.client_name}/${sample.labels.client_version}=${sample.value}`,
     );
 
@@ -104,9 +94,8 @@ describe('client_name and client_version labels', () => {
     metrics.observeRequest(request('forged', '1.0', false));
     metrics.observeRequest(request(undefined, undefined));
     const samples = await labelled(metrics);
-    expect(samples).toHaveLength(MAX_CLIENT_LABELS + 3);
-    // The unvouched request is also `other` as an operation, hence a series of its own.
-    expect(samples.slice(-3)).toEqual(['other/other=2', 'other/other=1', 'none/none=1']);
+    expect(samples).toHaveLength(MAX_CLIENT_LABELS + 2);
+    expect(samples.slice(-2)).toEqual(['other/other=3', 'none/none=1']);
   });
 
   it('with METRICS_CLIENT_NAMES keep only the names listed', async () => {
@@ -119,19 +108,7 @@ describe('client_name and client_version labels', () => {
 });
 
 describe('operation_name label', () => {
-  const summary = (operationName: string | undefined): RequestSummary => ({
-    requestId: 'r',
-    client: { name: undefined, version: undefined },
-    operationName,
-    operationType: 'query',
-    status: 200,
-    durationMs: 1,
-    upstreamCalls: 1,
-    executed: true,
-    upstreamStatuses: [200],
-    outcome: 'ok',
-    errorCodes: [],
-  });
+  const summary = (operationName: string | undefined) => requestSummary({ operationName });
 
   it(`keeps the first ${MAX_OPERATION_NAMES} names and counts the rest as "other"`, async () => {
     const metrics = createMetrics();
@@ -160,8 +137,8 @@ describe('client_name label over HTTP, in production', () => {
     for (let i = 0; i < MAX_CLIENT_LABELS; i++) await gateway.graphql(KEYS, { headers: named(`squatter-${i}`) });
     await gateway.graphql(KEYS, { headers: named('web-app') });
     return gatewaySamples(await (await fetch(gateway.metricsUrl)).text())
-      .filter((line) => line.startsWith('gateway_graphql_requests_total'))
-      .map((line) => line.replace(/.*client_name="([^"]*)",client_version="([^"]*)"\} (\d+)$/, '$1/$2=$3'));
+      .filter((line) => line.startsWith('gateway_graphql_client_requests_total'))
+      .map((line) => line.replace(/.*client_name="([^"]*)",client_version="([^"]*)",outcome="ok"\} (\d+)$/, '$1/$2=$3'));
   };
 
   it(`without METRICS_CLIENT_NAMES gives no name a label: ${MAX_CLIENT_LABELS} names sent first with an accepted token take none`, async ({
@@ -198,9 +175,9 @@ describe('operation_name label over HTTP', () => {
       line.startsWith('gateway_graphql_requests_total'),
     );
     expect(samples).toEqual([
-      `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok",client_name="none",client_version="none"} ${MAX_OPERATION_NAMES}`,
-      'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error",client_name="none",client_version="none"} 1',
-      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok",client_name="none",client_version="none"} 1',
+      `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok"} ${MAX_OPERATION_NAMES}`,
+      'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error"} 1',
+      'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 1',
     ]);
   });
 

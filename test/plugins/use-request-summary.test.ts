@@ -165,6 +165,26 @@ describe('useRequestSummary', () => {
     ]);
   });
 
+  it('sums up a batch refused as a whole once, not once per operation', async () => {
+    const limited = yogaWith([useRequestSummary({ onSummary: (summary) => summaries.push(summary) })], { batching: { limit: 2 } });
+    const answer = await post(limited, [{ query: '{ hello }' }, { query: '{ hello }' }, { query: '{ hello }' }], {
+      'x-request-id': 'batch-2',
+    });
+    expect(answer.status).toBe(413);
+    expect(summaries).toEqual([
+      {
+        ...ran,
+        requestId: 'batch-2',
+        operationName: undefined,
+        operationType: undefined,
+        status: 413,
+        executed: false,
+        outcome: 'error',
+        errorCodes: ['BAD_REQUEST'],
+      },
+    ]);
+  });
+
   it('sums up nothing for a request outside the GraphQL endpoint', async () => {
     await send(yoga, 'http://yoga/nothing');
     expect(summaries).toEqual([]);

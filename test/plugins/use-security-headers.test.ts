@@ -48,6 +48,13 @@ describe('useSecurityHeaders', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
   });
 
+  it("replaces the type of Yoga's GraphiQL page, which it spells Content-Type, rather than adding a second one", async () => {
+    const response = await yogaWith([useSecurityHeaders()]).fetch(ENDPOINT, { headers: { accept: 'text/html' } });
+    expect([...response.headers].filter(([name]) => name.toLowerCase() === 'content-type')).toEqual([
+      ['content-type', 'text/html; charset=utf-8'],
+    ]);
+  });
+
   it("gives Yoga's GraphiQL page the policy", async () => {
     const page = await send(yogaWith([useSecurityHeaders()]), ENDPOINT, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);

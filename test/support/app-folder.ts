@@ -28,6 +28,20 @@ export function blocksBetween(markdown: string, from: string, to: string): Block
   }));
 }
 
+/** What a reader's app already is: a TypeScript project, set up as Vite's templates set it up. */
+export const APP_TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: 'es2022',
+    module: 'preserve',
+    moduleResolution: 'bundler',
+    verbatimModuleSyntax: true,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  },
+  include: ['src'],
+});
+
 /**
  * A fresh app folder, removed by `close`. Its node_modules is this repository's: the packages a
  * doc tells an app to install are devDependencies here (`packagesNamed` checks that each one

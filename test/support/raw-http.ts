@@ -6,6 +6,8 @@ export interface RawAnswer {
   headers: IncomingHttpHeaders;
   /** The body exactly as it came over the wire (still compressed, if it was). */
   body: Buffer;
+  /** Every header line as sent, names in lower case, in order: `headers` keeps only the first of a repeated Content-Type. */
+  lines: Array<[string, string]>;
 }
 
 export interface RawRequest {
@@ -28,7 +30,10 @@ export function rawHttp(url: string, { method = 'GET', headers = {}, body }: Raw
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        const lines = res.rawHeaders.flatMap((name, index) =>
+          index % 2 === 0 ? [[name.toLowerCase(), res.rawHeaders[index + 1]!] as [string, string]] : [],
+        );
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), lines }));
         res.on('error', reject);
       },
     );
