@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { type DocumentNode, GraphQLError, getOperationAST, Kind } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
 import { ErrorCode } from '../errors.js';
 import { callerKeyOf } from '../state/caller-key.js';
@@ -13,7 +13,7 @@ export interface RateLimitOptions {
   trustProxyHops?: number;
 }
 
-/** Text that may belong to an introspection query, which is never limited: such an operation is decided once it is parsed. */
+/** Text that may belong to an introspection query: only such a text is parsed to tell. */
 const MAY_INTROSPECT = /__(schema|type)\b/;
 
 /**
@@ -23,25 +23,19 @@ const MAY_INTROSPECT = /__(schema|type)\b/;
  * an upstream 429 gets). A caller is the hash of its Bearer credential, or without one its address
  * (`trustProxyHops` back along `X-Forwarded-For`).
  *
- * Introspection is never limited: an operation whose text may introspect is counted like any other,
- * but refused only once parsing shows that it asks for more than `__schema`, `__type` and
- * `__typename`. `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
+ * Introspection is never limited: an operation past the limit whose text may introspect is parsed,
+ * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
+ * the same). `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
  */
 export function useRateLimit({ limiter, trustProxyHops = 0 }: RateLimitOptions): Plugin {
-  /** Refusals left for the parsed document to confirm, by the operation's context. */
-  const pending = new WeakMap<object, RateDecision>();
   return {
-    onParams: async ({ params, request, context }) => {
-      const caller = callerOf(request, context as { req?: IncomingMessage }, trustProxyHops);
-      const decision = await limiter.take(caller, 1);
-      if (decision.allowed) return;
-      if (typeof params.query === 'string' && MAY_INTROSPECT.test(params.query)) pending.set(context, decision);
-      else throw rateLimited(decision);
-    },
-    onExecute: ({ args, setResultAndStopExecution }) => {
-      const decision = pending.get(args.contextValue);
-      if (!decision || introspectsOnly(args.document, args.operationName)) return;
-      setResultAndStopExecution({ errors: [rateLimited(decision)] });
+    onParams: ({ params, request, context }) => {
+      const decide = (decision: RateDecision) => {
+        if (!decision.allowed && !introspectsOnly(params)) throw rateLimited(decision);
+      };
+      // Counted in this process, the decision comes at once, and the request pays for no promise.
+      const decision = limiter.take(callerOf(request, context as { req?: IncomingMessage }, trustProxyHops), 1);
+      return decision instanceof Promise ? decision.then(decide) : decide(decision);
     },
   };
 }
@@ -59,8 +53,15 @@ function callerOf(request: Request, context: { req?: IncomingMessage }, trustPro
   return `address:${address ?? context.req?.socket.remoteAddress ?? 'unknown'}`;
 }
 
-function introspectsOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
-  const operation = getOperationAST(document, operationName);
+/** Whether a refused operation is introspection, which is never limited: parsed here, for a refusal whose text may be one. */
+function introspectsOnly({ query, operationName }: GraphQLParams): boolean {
+  if (typeof query !== 'string' || !MAY_INTROSPECT.test(query)) return false;
+  let operation: OperationDefinitionNode | null | undefined;
+  try {
+    operation = getOperationAST(parse(query), operationName);
+  } catch {
+    return false;
+  }
   return (
     operation?.operation === 'query' &&
     operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'))
