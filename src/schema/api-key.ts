@@ -40,7 +40,7 @@ const ApiKeyConnection = builder.connectionObject(
 );
 
 /** Largest `first` one field may ask for (four upstream pages of 25). */
-const MAX_FIRST = 100;
+export const MAX_FIRST = 100;
 const DEFAULT_FIRST = 25;
 const FIRST_RANGE = `must be between 0 and ${MAX_FIRST}`;
 

@@ -1,0 +1,40 @@
+import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLNonNull, GraphQLString } from 'graphql';
+
+/*
+ * `@defer` and `@stream` as the incremental delivery RFC defines them, declared in the schema
+ * itself rather than added at run time by Yoga's plugin, so that schema.graphql, introspection
+ * and the tools that validate documents against the schema file (graphql-codegen, relay-compiler)
+ * all know them. Not in the subgraph schema: a Federation router plans `@defer` itself and sends
+ * its subgraphs plain operations.
+ */
+
+export const deferDirective = new GraphQLDirective({
+  name: 'defer',
+  description:
+    'Sends this fragment in a later part of the answer (multipart/mixed or text/event-stream), once it is resolved, instead of holding the whole answer back for it.',
+  locations: [DirectiveLocation.FRAGMENT_SPREAD, DirectiveLocation.INLINE_FRAGMENT],
+  args: {
+    if: { type: new GraphQLNonNull(GraphQLBoolean), defaultValue: true, description: 'Deferred when true; false sends it with the rest.' },
+    label: { type: GraphQLString, description: 'Names the part that carries the fragment; unique in the operation.' },
+  },
+});
+
+/** `@stream`, whose `initialCount` goes up to `maxInitialCount`. */
+export function streamDirective(maxInitialCount: number): GraphQLDirective {
+  return new GraphQLDirective({
+    name: 'stream',
+    description:
+      'Sends the items of this list after the first `initialCount` in later parts of the answer (multipart/mixed or text/event-stream). ' +
+      "`edges` and `nodes` of `apiKeys` stream as the upstream's pages arrive; any other list streams once it is resolved.",
+    locations: [DirectiveLocation.FIELD],
+    args: {
+      if: { type: new GraphQLNonNull(GraphQLBoolean), defaultValue: true, description: 'Streamed when true; false sends the list whole.' },
+      label: { type: GraphQLString, description: 'Names the parts that carry the items; unique in the operation.' },
+      initialCount: {
+        type: new GraphQLNonNull(GraphQLInt),
+        defaultValue: 0,
+        description: `Items sent before streaming begins, with the rest of the answer: 0 to ${maxInitialCount}.`,
+      },
+    },
+  });
+}
