@@ -1,4 +1,16 @@
-import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLNonNull, GraphQLString } from 'graphql';
+import {
+  DirectiveLocation,
+  type FieldNode,
+  GraphQLBoolean,
+  GraphQLDirective,
+  GraphQLInt,
+  GraphQLNonNull,
+  type GraphQLResolveInfo,
+  GraphQLString,
+  getDirectiveValues,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
 
 /*
  * `@defer` and `@stream` as the incremental delivery RFC defines them, declared in the schema
@@ -37,4 +49,40 @@ export function streamDirective(maxInitialCount: number): GraphQLDirective {
       },
     },
   });
+}
+
+/** The `@stream`ed fields among the fields a field node selects (through fragments too), per node of a kept document. */
+const streamedChildren = new WeakMap<FieldNode, FieldNode[]>();
+
+/**
+ * Whether the operation streams one of `names` selected directly under the field being resolved
+ * (`@stream` with `if` true), so that its resolver can hand the list over as it arrives. Most
+ * operations stream nothing, and that is learnt once per document (its nodes are kept with it).
+ */
+export function streamsChild(info: GraphQLResolveInfo, names: readonly string[]): boolean {
+  const field = info.fieldNodes[0]!;
+  let streamed = streamedChildren.get(field);
+  if (streamed === undefined) {
+    streamed = [];
+    for (const node of info.fieldNodes) if (node.selectionSet) collectStreamed(node.selectionSet, info, streamed, new Set());
+    streamedChildren.set(field, streamed);
+  }
+  if (streamed.length === 0) return false;
+  const directive = info.schema.getDirective('stream');
+  if (!directive) return false;
+  return streamed.some((node) => names.includes(node.name.value) && getDirectiveValues(directive, node, info.variableValues)?.if !== false);
+}
+
+function collectStreamed(selectionSet: SelectionSetNode, info: GraphQLResolveInfo, streamed: FieldNode[], spread: Set<string>): void {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.directives?.some((directive) => directive.name.value === 'stream')) streamed.push(selection);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      collectStreamed(selection.selectionSet, info, streamed, spread);
+    } else if (!spread.has(selection.name.value)) {
+      spread.add(selection.name.value);
+      const fragment = info.fragments[selection.name.value];
+      if (fragment) collectStreamed(fragment.selectionSet, info, streamed, spread);
+    }
+  }
 }
