@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
@@ -6,8 +6,9 @@ import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { merged, type Part } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
-import { apiKeyRecord } from '../support/records.js';
+import { apiKeyList, apiKeyRecord } from '../support/records.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
@@ -77,5 +78,87 @@ describeInBrowser('a page on another origin', () => {
     const answer = await queryFrom({ browser, gateway }, otherApp.origin);
     expect(answer).toEqual({ failed: 'TypeError: Failed to fetch' });
     expect(upstream.requests).toEqual([]);
+  });
+
+  it('on the allow-list reads a streamed list part by part: each upstream page reaches the page before the next is answered', async ({
+    browser,
+    gateway,
+    upstream,
+  }) => {
+    // Each upstream page after the first is held until the page has shown the edges of the one before.
+    const list = apiKeyList(100);
+    const release: Array<() => void> = [];
+    const released: number[] = [];
+    upstream.answer((request, index) => {
+      const answer = list(request);
+      if (index === 0) return answer;
+      return (res: ServerResponse) =>
+        new Promise<void>((resolve) => (release[index] = resolve)).then(() => {
+          released[index] = performance.now();
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        });
+    });
+    const parts: Part[] = [];
+    const arrivals: number[] = [];
+    const page = await browser.newPage();
+    try {
+      await page.exposeFunction('partArrived', async (part: Part) => {
+        parts.push(part);
+        arrivals.push(performance.now());
+        const edges = ((merged(parts).data?.apiKeys as { edges?: unknown[] } | undefined)?.edges ?? []).length;
+        const next = edges / 25;
+        if (Number.isInteger(next) && next >= 1 && next <= 3) {
+          await expect.poll(() => release[next]).toBeTypeOf('function');
+          release[next]!();
+        }
+      });
+      await page.goto(`${listedApp.origin}/`);
+      const answer = await page.evaluate(
+        async ({ url, token, query }) => {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: token },
+            body: JSON.stringify({ query }),
+          });
+          // The smallest multipart reader: parts end at the boundary line, their JSON after a blank line.
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+          let text = '';
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            text += value;
+            let end = text.indexOf('\r\n---', 1);
+            while (end > -1) {
+              const part = text.slice(0, end);
+              text = text.slice(end + 5);
+              const json = part.indexOf('\r\n\r\n');
+              if (json > -1)
+                await (window as unknown as { partArrived(part: unknown): Promise<void> }).partArrived(JSON.parse(part.slice(json + 4)));
+              end = text.indexOf('\r\n---');
+            }
+          }
+          return { status: response.status, type: response.headers.get('content-type') };
+        },
+        {
+          url: gateway.url,
+          token: AUTH.authorization,
+          query:
+            '{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor node { id name } } ... @defer { pageInfo { hasNextPage endCursor } } } }',
+        },
+      );
+      expect(answer).toEqual({ status: 200, type: 'multipart/mixed; boundary="-"' });
+    } finally {
+      await page.close();
+    }
+    upstream.answer(list);
+    const plain = await gateway.graphql(
+      '{ apiKeys(first: 100) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }',
+      {
+        headers: AUTH,
+      },
+    );
+    expect(merged(parts)).toEqual(plain.body);
+    expect(arrivals[0]).toBeLessThan(released[1]!);
+    expect(released[3]).toBeLessThan(arrivals.at(-1)!);
   });
 });
