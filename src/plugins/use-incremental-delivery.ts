@@ -42,6 +42,7 @@ const MASKED_MESSAGE = 'Unexpected error.';
  *   lists it is streaming, when the client goes away.
  * - Yoga masks unexpected errors in a result's `errors` alone; those in the increments of later
  *   parts are masked here, the same way.
+ * - An answer in parts says `X-Accel-Buffering: no`, so that an nginx in front passes each part on.
  */
 export function useIncrementalDelivery({
   maxIncrementalDirectives = DEFAULTS.maxIncrementalDirectives,
@@ -76,6 +77,12 @@ export function useIncrementalDelivery({
     },
     onResultProcess: ({ result, setResult }) => {
       if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, withIncrementsMasked));
+    },
+    onResponse: ({ response }) => {
+      // nginx (and ingress-nginx) buffer a proxied answer whole by default; this header asks them, per answer, not to.
+      if (/^(multipart\/mixed|text\/event-stream)/.test(response.headers.get('content-type') ?? '')) {
+        response.headers.set('x-accel-buffering', 'no');
+      }
     },
   };
 }

@@ -161,7 +161,7 @@ describe('apiKeys under @stream', () => {
     expect(upstream.requests).toHaveLength(2);
   });
 
-  it('carries the headers of every answer: CORS, x-request-id, nosniff, private and no-store, as multipart/mixed and as an event stream', async ({
+  it('carries the headers of every answer (CORS, x-request-id, nosniff, private and no-store) and no buffering, as multipart/mixed and as an event stream', async ({
     gateway,
   }) => {
     for (const accept of ['multipart/mixed', 'text/event-stream']) {
@@ -179,6 +179,7 @@ describe('apiKeys under @stream', () => {
           ...(accept === 'text/event-stream' ? { 'content-encoding': 'none' } : {}),
           'transfer-encoding': 'chunked',
           vary: 'Origin',
+          'x-accel-buffering': 'no',
           'x-content-type-options': 'nosniff',
           'x-request-id': 'stream-1',
         },

@@ -70,6 +70,8 @@ describe('useIncrementalDelivery', () => {
   it('answers @stream in parts as multipart/mixed: initialCount items first, the others after, merging into the whole list', async () => {
     const response = await stream({ query: '{ items(count: 4) @stream(initialCount: 2) }' });
     expect(response.headers.get('content-type')).toBe('multipart/mixed; boundary="-"');
+    // Asks an nginx in front not to buffer it.
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
     const parts = (await allParts(response)).map(({ part }) => part);
     expect(parts[0]).toEqual({ data: { items: ['item 0', 'item 1'] }, hasNext: true });
     expect(parts.at(-1)!.hasNext).toBe(false);
@@ -92,7 +94,7 @@ describe('useIncrementalDelivery', () => {
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ query: '{ items(count: 2) @stream(initialCount: 1) }' }),
     });
-    expect(answer.headers['content-type']).toBe('text/event-stream');
+    expect([answer.headers['content-type'], answer.headers['x-accel-buffering']]).toEqual(['text/event-stream', 'no']);
     const events = (answer.body as string).split('\n\n').filter((event) => event.startsWith('event: next'));
     expect(events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)))).toEqual([
       { data: { items: ['item 0'] }, hasNext: true },
