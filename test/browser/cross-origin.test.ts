@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
@@ -6,7 +6,7 @@ import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { merged, type Part } from '../support/incremental.js';
+import { merged, type Part, pagesHeldForTheClient } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeyRecord } from '../support/records.js';
 
@@ -85,19 +85,8 @@ describeInBrowser('a page on another origin', () => {
     gateway,
     upstream,
   }) => {
-    // Each upstream page after the first is held until the page has shown the edges of the one before.
-    const list = apiKeyList(100);
-    const release: Array<() => void> = [];
-    const released: number[] = [];
-    upstream.answer((request, index) => {
-      const answer = list(request);
-      if (index === 0) return answer;
-      return (res: ServerResponse) =>
-        new Promise<void>((resolve) => (release[index] = resolve)).then(() => {
-          released[index] = performance.now();
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-        });
-    });
+    const held = pagesHeldForTheClient(100);
+    upstream.answer(held.script);
     const parts: Part[] = [];
     const arrivals: number[] = [];
     const page = await browser.newPage();
@@ -105,12 +94,7 @@ describeInBrowser('a page on another origin', () => {
       await page.exposeFunction('partArrived', async (part: Part) => {
         parts.push(part);
         arrivals.push(performance.now());
-        const edges = ((merged(parts).data?.apiKeys as { edges?: unknown[] } | undefined)?.edges ?? []).length;
-        const next = edges / 25;
-        if (Number.isInteger(next) && next >= 1 && next <= 3) {
-          await expect.poll(() => release[next]).toBeTypeOf('function');
-          release[next]!();
-        }
+        await held.arrived(parts);
       });
       await page.goto(`${listedApp.origin}/`);
       const answer = await page.evaluate(
@@ -150,7 +134,7 @@ describeInBrowser('a page on another origin', () => {
     } finally {
       await page.close();
     }
-    upstream.answer(list);
+    upstream.answer(apiKeyList(100));
     const plain = await gateway.graphql(
       '{ apiKeys(first: 100) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }',
       {
@@ -158,7 +142,7 @@ describeInBrowser('a page on another origin', () => {
       },
     );
     expect(merged(parts)).toEqual(plain.body);
-    expect(arrivals[0]).toBeLessThan(released[1]!);
-    expect(released[3]).toBeLessThan(arrivals.at(-1)!);
+    expect(arrivals[0]).toBeLessThan(held.released[1]!);
+    expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);
   });
 });

@@ -4,7 +4,7 @@ import { captureLogs } from '../ops/capture.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { allParts, merged, type Part, partsOf } from '../support/incremental.js';
+import { allParts, edgesIn, merged, type Part, pagesHeldForTheClient, partsOf } from '../support/incremental.js';
 import { apiKeyList } from '../support/records.js';
 
 /**
@@ -33,9 +33,6 @@ function streamed(gateway: RunningGateway, query: string, headers: Record<string
 
 const sentUpstream = (requests: Array<{ method: string; path: string; query: Record<string, string> }>) =>
   requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`);
-
-/** How many edges of `apiKeys` the parts so far merge into. */
-const edgesIn = (parts: readonly Part[]) => ((merged(parts).data?.apiKeys as { edges: unknown[] } | undefined)?.edges ?? []).length;
 
 describe('apiKeys under @stream', () => {
   it('merges into exactly the unstreamed answer, from exactly the same upstream calls', async ({ gateway, upstream }) => {
@@ -74,20 +71,8 @@ describe('apiKeys under @stream', () => {
   }) => {
     for (const encoding of ['gzip', 'identity']) {
       upstream.reset();
-      // Each later page is held until the client has the edges of the page before it: a gateway (or
-      // a compression) that held the answer back would wait for a page that never comes.
-      const released: number[] = [];
-      const release: Array<() => void> = [];
-      const list = apiKeyList(100);
-      upstream.answer((request, index) => {
-        const answer = list(request);
-        if (index === 0) return answer;
-        return (res: ServerResponse) =>
-          new Promise<void>((resolve) => (release[index] = resolve)).then(() => {
-            released[index] = performance.now();
-            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-          });
-      });
+      const held = pagesHeldForTheClient(100);
+      upstream.answer(held.script);
       const response = await streamed(gateway, STREAMED, { 'accept-encoding': encoding });
       expect(response.headers.get('content-encoding')).toBeNull();
       const arrivals: number[] = [];
@@ -95,14 +80,11 @@ describe('apiKeys under @stream', () => {
       for await (const { part, at } of partsOf(response)) {
         parts.push(part);
         arrivals.push(at);
-        const page = edgesIn(parts) / 25;
-        if (!Number.isInteger(page) || page < 1 || page > 3) continue;
-        await expect.poll(() => release[page]).toBeTypeOf('function');
-        release[page]!();
+        await held.arrived(parts);
       }
       expect(edgesIn(parts)).toBe(100);
-      expect(arrivals[0]).toBeLessThan(released[1]!);
-      expect(released[3]).toBeLessThan(arrivals.at(-1)!);
+      expect(arrivals[0]).toBeLessThan(held.released[1]!);
+      expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);
     }
   });
 

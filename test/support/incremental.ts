@@ -1,4 +1,8 @@
+import type { ServerResponse } from 'node:http';
 import { meros } from 'meros/browser';
+import { expect } from 'vitest';
+import type { Script } from './recording-upstream.js';
+import { apiKeyList } from './records.js';
 
 /**
  * Reading an answer in parts (`@defer`, `@stream`) as a client would, without a client library:
@@ -80,4 +84,40 @@ function deepMerge(target: Record<string, unknown>, source: Record<string, unkno
       target[key] = value;
     }
   }
+}
+
+/** How many edges of `apiKeys` the parts so far merge into. */
+export const edgesIn = (parts: readonly Part[]) => ((merged(parts).data?.apiKeys as { edges?: unknown[] } | undefined)?.edges ?? []).length;
+
+/**
+ * A recording upstream's script for `apiKeyList(total)` that holds each page after the first
+ * until the client has every edge before it: the test calls `arrived(parts)` with the parts it has
+ * received so far, after each one. A gateway, proxy or compression that held the answer back would
+ * wait for a page that never comes, so a test that ends shows the parts went out as the pages came
+ * in. `released[n]` is when the n-th upstream request (0-based) was answered.
+ */
+export function pagesHeldForTheClient(total: number) {
+  const list = apiKeyList(total);
+  const release: Array<() => void> = [];
+  const released: number[] = [];
+  const script: Script = (request, index) => {
+    const answer = list(request);
+    if (index === 0) return answer;
+    return (res: ServerResponse) =>
+      void new Promise<void>((resolve) => (release[index] = resolve)).then(() => {
+        released[index] = performance.now();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+      });
+  };
+  return {
+    script,
+    released,
+    /** Answers the page the client now waits for, once the gateway has asked for it. */
+    async arrived(parts: readonly Part[]) {
+      const page = edgesIn(parts) / 25;
+      if (!Number.isInteger(page) || page < 1 || page >= Math.ceil(total / 25)) return;
+      await expect.poll(() => release[page]).toBeTypeOf('function');
+      release[page]!();
+    },
+  };
 }
