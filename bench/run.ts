@@ -9,6 +9,9 @@
 //   npm run bench -- --smoke                      1 round of 0.3 s per row, to show it still works
 //   npm run bench -- --rounds 2 --duration 3 --json results.json
 //   npm run bench -- --rows 2,3 --profile /tmp/profiles   then: npx tsx bench/profile-summary.ts FILE
+//
+// After the rows: coalesced reads (a burst of identical reads), and incremental delivery (when the
+// first and the last edge of apiKeys(first: 100) arrive, streamed and not, one request at a time).
 //   npm run bench -- --node /path/to/node         every server on that Node binary (the load generator stays on this one)
 
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
@@ -18,10 +21,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { meros } from 'meros/browser';
 import { type RedisServer, startRedis } from '../test/support/redis-server.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { preparePeer, startPeer } from './peer.js';
-import { apiKeys100, apiKeysQuery, createFolder } from './queries.js';
+import { apiKeys100, apiKeysQuery, createFolder, streamedApiKeys100 } from './queries.js';
 import { ask, forkServer, type ServerProcess } from './servers.js';
 
 const { values: args } = parseArgs({
@@ -181,7 +185,8 @@ const median = (values: number[]) => {
 
 const [upstream, slowUpstream] = await Promise.all([
   start('upstream', './upstream.js'),
-  start('upstream (20 ms)', './upstream.js', { LATENCY_MS: String(UPSTREAM_LATENCY_MS) }),
+  // 100 keys, so that apiKeys(first: 100) takes four pages for the incremental delivery timings.
+  start('upstream (20 ms)', './upstream.js', { LATENCY_MS: String(UPSTREAM_LATENCY_MS), API_KEYS: '100' }),
 ]);
 const loader = fork(new URL('./load.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 children.push(loader);
@@ -248,6 +253,13 @@ const allRows: Row[] = [
   { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
   { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
   ...gatewayRows(gateway, '', 'gateway'),
+  {
+    id: '4s',
+    what: 'gateway: apiKeys(first: 100), edges streamed (multipart/mixed)',
+    server: gateway,
+    // Parts, not one JSON body: the timings below check a streamed answer whole.
+    job: { ...graphql(gateway, streamedApiKeys100, { accept: 'multipart/mixed' }), expectGraphQLData: false },
+  },
   ...(otherGateway ? gatewayRows(otherGateway, 'c', 'compared gateway') : []),
   { id: '6a', what: `direct REST, upstream +${UPSTREAM_LATENCY_MS} ms`, server: slowUpstream, job: rest(slowUpstream) },
   {
@@ -378,6 +390,63 @@ const middle = (runs: Array<Awaited<ReturnType<typeof burst>>>) => ({
   p50Ms: median(runs.map((run) => run.p50Ms)),
 });
 const bursts = { oneCaller: middle(measured.oneCaller), manyCallers: middle(measured.manyCallers) };
+// Incremental delivery: apiKeys(first: 100) over the 20 ms upstream (four pages of 25), one request
+// at a time, streamed and not: when the first and the last of its edges reach the client, beside
+// one upstream page fetched directly. The three alternate, so that drift touches them alike.
+const STREAM_SAMPLES = args.smoke ? 2 : 40;
+const timeDirectPage = async () => {
+  const started = performance.now();
+  const job = rest(slowUpstream);
+  await (await fetch(job.url, { headers: job.headers })).arrayBuffer();
+  return performance.now() - started;
+};
+const timeUnstreamed = async (first: number) => {
+  const started = performance.now();
+  const job = graphql(slowGateway, first === 100 ? apiKeys100 : apiKeysQuery(first));
+  const answer = (await (await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body })).json()) as {
+    data?: { apiKeys?: { edges?: unknown[] } };
+  };
+  if (answer.data?.apiKeys?.edges?.length !== first)
+    throw new Error(`unstreamed apiKeys(first: ${first}): ${JSON.stringify(answer).slice(0, 300)}`);
+  return performance.now() - started;
+};
+const timeStreamed = async () => {
+  const started = performance.now();
+  const job = graphql(slowGateway, streamedApiKeys100, { accept: 'multipart/mixed' });
+  const parts = await meros<{
+    data?: { apiKeys?: { edges?: unknown[] } };
+    incremental?: Array<{ items?: unknown[]; path: unknown[] }>;
+    errors?: unknown;
+  }>(await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body }));
+  if (parts instanceof Response) throw new Error(`streamed apiKeys(first: 100) came whole: ${(await parts.text()).slice(0, 300)}`);
+  let edges = 0;
+  let first = Number.NaN;
+  let last = Number.NaN;
+  for await (const { body } of parts) {
+    if (typeof body === 'string' || body.errors) throw new Error(`streamed apiKeys(first: 100): ${JSON.stringify(body).slice(0, 300)}`);
+    edges += body.data?.apiKeys?.edges?.length ?? 0;
+    for (const increment of body.incremental ?? []) if (increment.path[1] === 'edges') edges += increment.items?.length ?? 0;
+    if (edges > 0 && Number.isNaN(first)) first = performance.now() - started;
+    if (edges === 100 && Number.isNaN(last)) last = performance.now() - started;
+  }
+  if (edges !== 100) throw new Error(`streamed apiKeys(first: 100) sent ${edges} edges`);
+  return { first, last };
+};
+const incremental = {
+  direct: [] as number[],
+  page: [] as number[],
+  unstreamed: [] as number[],
+  first: [] as number[],
+  last: [] as number[],
+};
+for (let i = 0; i < STREAM_SAMPLES; i++) {
+  incremental.direct.push(await timeDirectPage());
+  incremental.page.push(await timeUnstreamed(25));
+  incremental.unstreamed.push(await timeUnstreamed(100));
+  const { first, last } = await timeStreamed();
+  incremental.first.push(first);
+  incremental.last.push(last);
+}
 stopAll();
 await redis?.close();
 peer?.child.kill();
@@ -421,6 +490,17 @@ if (!redis) lines.push('', 'Rows 8b and 9b skipped: no redis-server on PATH.');
 lines.push(
   '',
   `Coalesced reads, ${BURST} identical apiKeys(first: 25) at once over the ${UPSTREAM_LATENCY_MS} ms upstream: one caller ${bursts.oneCaller.upstreamCalls} upstream call(s), p50 ${fixed(bursts.oneCaller.p50Ms, 1)} ms; ${BURST} callers ${bursts.manyCallers.upstreamCalls} upstream calls, p50 ${fixed(bursts.manyCallers.p50Ms, 1)} ms.`,
+);
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const p50p90 = (values: number[]) => `${fixed(median(values), 1)} (${fixed(quantile(values, 0.9), 1)})`;
+lines.push(
+  '',
+  `Incremental delivery, apiKeys(first: 100) over the ${UPSTREAM_LATENCY_MS} ms upstream (4 pages), ${STREAM_SAMPLES} requests one at a time, ms p50 (p90): ` +
+    `one upstream page direct ${p50p90(incremental.direct)}, through the gateway (apiKeys(first: 25)) ${p50p90(incremental.page)}; ` +
+    `unstreamed, every edge at ${p50p90(incremental.unstreamed)}; ` +
+    `streamed, the first edge at ${p50p90(incremental.first)} and the last at ${p50p90(incremental.last)}; ` +
+    `the gateway's time to the first edge beyond one upstream page, p50 ${fixed(median(incremental.first) - median(incremental.direct), 2)} ms.`,
 );
 if (summary.has('P') && summary.has('3')) {
   const [g, p] = [s('3'), s('P')];

@@ -1,5 +1,6 @@
 // A fast stand-in for the upstream: the sandbox's seeded API keys, each page serialised once, so
 // that the upstream costs as little CPU as possible on a machine it shares with the server under test.
+// With API_KEYS=N it serves N keys, the seeded 62 and more like them (for lists of four pages).
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,11 @@ import { encodeCursor } from '../src/sandbox/routes.js';
 import { reportToParent } from './probe.js';
 
 const latencyMs = Number(process.env.LATENCY_MS ?? 0);
-const keys = createStore().apiKeys;
+const seeded = createStore().apiKeys;
+const keys = Array.from({ length: Math.max(seeded.length, Number(process.env.API_KEYS ?? 0)) }, (_, i) => {
+  const n = i + 1;
+  return seeded[i] ?? { ...seeded[i % seeded.length]!, id: `ak_${String(n).padStart(3, '0')}`, name: `API key ${n}` };
+});
 const pages = new Map<string, string>();
 let folders = 0;
 /** Requests answered so far; `GET /requests` tells it, for the benchmark's count of upstream calls. */

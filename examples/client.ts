@@ -7,6 +7,7 @@ import { Client, type CombinedError, fetchExchange, makeOperation, mapExchange, 
 import { Kind } from 'graphql';
 import { getFragmentData } from './generated/fragment-masking.js';
 import {
+  type ApiKeyFieldsFragment,
   ApiKeyFieldsFragmentDoc,
   ApiKeysDocument,
   type ApiKeysQuery,
@@ -22,6 +23,7 @@ import {
   IdentityProviderFieldsFragmentDoc,
   PageInfoFieldsFragmentDoc,
   ServiceFieldsFragmentDoc,
+  StreamedApiKeysDocument,
   UpdateCategoryDocument,
   type UpdateCategoryInput,
   UpdateHotspotDocument,
@@ -94,6 +96,28 @@ export async function listAllApiKeys(client: Client, pageSize = 25) {
     if (!pageInfo.hasNextPage) return keys;
     after = pageInfo.endCursor ?? null;
   }
+}
+
+/**
+ * The first `first` API keys, streamed (`StreamedApiKeys`: `edges @stream`, `pageInfo` deferred):
+ * `onKeys` gets the keys received so far as each part arrives, the first 25 as soon as the
+ * upstream's first page is in. Resolves with all of them and the page info once the stream ends.
+ */
+export function streamApiKeys(client: Client, first: number, onKeys: (keys: ApiKeyFieldsFragment[]) => void = () => {}) {
+  return new Promise<{ keys: ApiKeyFieldsFragment[]; hasNextPage: boolean; endCursor: string | null }>((resolve, reject) => {
+    const subscription = client.query(StreamedApiKeysDocument, { first }).subscribe((result) => {
+      if (result.error) reject(new VmsError(result.error));
+      const apiKeys = result.data?.apiKeys;
+      const keys = (apiKeys?.edges ?? []).map((edge) => getFragmentData(ApiKeyFieldsFragmentDoc, edge.node));
+      onKeys(keys);
+      if (result.hasNext || result.error) return;
+      if (!apiKeys?.pageInfo) return reject(new Error('The stream ended without pageInfo.'));
+      const pageInfo = getFragmentData(PageInfoFieldsFragmentDoc, apiKeys.pageInfo);
+      resolve({ keys, hasNextPage: pageInfo.hasNextPage, endCursor: pageInfo.endCursor ?? null });
+      // Later, not now: urql still closes the body it has just read, and an unsubscribe in the same turn aborts that.
+      setTimeout(() => subscription.unsubscribe());
+    });
+  });
 }
 
 /** The fields of a fragment-masked record, or an error when the mutation returned null. */

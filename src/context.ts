@@ -34,7 +34,7 @@ class Caller {
     this.#client = client;
   }
 
-  /** The HTTP status each upstream call of this operation got, in order; undefined where no answer came. */
+  /** The HTTP status each upstream call of this operation got, in the order they were sent; undefined where no answer came (yet). */
   get upstreamStatuses(): ReadonlyArray<number | undefined> {
     return this.#statuses;
   }
@@ -58,16 +58,18 @@ class Caller {
     const exceeded = this.budget.spend();
     if (exceeded) throw exceeded;
     const caller = { authorization: this.authorization, requestId: this.requestId };
+    // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
+    const slot = this.#statuses.push(undefined) - 1;
     try {
       const { status, envelope } = await this.#client.request(request, caller, {
         signal: this.#request.signal,
         deadline: this.budget.deadline,
         bytes: this.budget.bytes,
       });
-      this.#statuses.push(status);
+      this.#statuses[slot] = status;
       return envelope;
     } catch (error) {
-      this.#statuses.push(statusOf(error));
+      this.#statuses[slot] = statusOf(error);
       throw error;
     }
   }

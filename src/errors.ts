@@ -16,7 +16,7 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
-  /** An operation limit (document size, depth, aliases, tokens, directives, cost, upstream calls, entity representations); `extensions.limit` names it. */
+  /** An operation limit (document size, depth, aliases, tokens, directives, `@defer`/`@stream` and `initialCount`, cost, upstream calls, entity representations); `extensions.limit` names it. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A request body larger than MAX_BODY_BYTES (HTTP 413, answered before Yoga). */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -87,6 +87,8 @@ export type LimitName =
   | 'aliases'
   | 'tokens'
   | 'directives'
+  | 'incrementalDirectives'
+  | 'initialCount'
   | 'cost'
   | 'introspectionCost'
   | 'upstreamCalls'
@@ -111,4 +113,30 @@ export function errorAt(place: GraphQLError, message: string, extensions: GraphQ
   });
   if (error.locations === undefined && place.locations !== undefined) Object.assign(error, { locations: place.locations });
   return error;
+}
+
+/** A result as execution hands it over: a whole one, or a part of an answer in parts, whose increments carry errors of their own. */
+interface ResultErrors {
+  errors?: readonly GraphQLError[];
+  incremental?: ReadonlyArray<{ errors?: readonly GraphQLError[] }>;
+}
+
+/**
+ * `result` with each of its error lists (its own, and each increment's) replaced by what `map`
+ * makes of it; `map` returns undefined to leave a list as it is, and so does this when no list changed.
+ */
+export function withErrorsMapped<R extends ResultErrors>(
+  result: R,
+  map: (errors: readonly GraphQLError[]) => GraphQLError[] | undefined,
+): R | undefined {
+  const errors = result.errors?.length ? map(result.errors) : undefined;
+  let incremental: Array<{ errors?: readonly GraphQLError[] }> | undefined;
+  result.incremental?.forEach((increment, index) => {
+    const mapped = increment.errors?.length ? map(increment.errors) : undefined;
+    if (mapped === undefined) return;
+    incremental ??= [...result.incremental!];
+    incremental[index] = { ...increment, errors: mapped };
+  });
+  if (errors === undefined && incremental === undefined) return undefined;
+  return { ...result, ...(errors ? { errors } : {}), ...(incremental ? { incremental } : {}) };
 }

@@ -23,6 +23,7 @@ import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
+import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
 import { useRateLimit } from './plugins/use-rate-limit.js';
@@ -38,7 +39,7 @@ import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
-import { schema, subgraphSchema } from './schema/index.js';
+import { MAX_INITIAL_COUNT, schema, subgraphSchema } from './schema/index.js';
 import { openSharedState } from './state/shared-state.js';
 import { UpstreamClient } from './upstream/client.js';
 
@@ -148,6 +149,9 @@ export function createGateway({
     // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
     useLimits(settings),
     settings.introspection ? undefined : useDisableIntrospection(),
+    // Validation rules, and an onExecute hook that must take the directives out of an answer that cannot stream before the
+    // budget is reserved and useJit runs; not in subgraph mode, where the router plans @defer itself.
+    settings.federation ? undefined : useIncrementalDelivery({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }),
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
     useUpstreamBudget(),
     // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.

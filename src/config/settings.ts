@@ -306,6 +306,14 @@ export const SETTINGS = {
     doc: 'Directives in an operation.',
     section: 'limits',
   }),
+  // Relay's @stream_connection uses two (edges streamed, pageInfo deferred): room for two such lists.
+  maxIncrementalDirectives: setting({
+    env: 'MAX_INCREMENTAL_DIRECTIVES',
+    parse: wholeNumber(0, 100),
+    default: 4,
+    doc: '`@defer` and `@stream` directives in an operation, the fragments it spreads included; `0` refuses both.',
+    section: 'limits',
+  }),
   maxCost: setting({
     env: 'MAX_COST',
     parse: wholeNumber(1, 10_000_000),

@@ -16,6 +16,7 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
         operationType: summary.operationType ?? null,
         status: summary.status,
         durationMs: round(summary.durationMs),
+        ...(summary.incremental ? { incremental: { ...summary.incremental, firstPartMs: round(summary.incremental.firstPartMs) } } : {}),
         upstreamCalls: summary.upstreamCalls,
         outcome: summary.outcome,
         errorCodes: summary.errorCodes,

@@ -30,7 +30,13 @@ export interface RequestSummary {
   operationType: 'query' | 'mutation' | 'subscription' | undefined;
   /** HTTP status of the response. */
   status: number;
+  /** From reading the request to its response; for an answer in parts, to its last part. */
   durationMs: number;
+  /**
+   * An answer in parts (`@defer`, `@stream`): how many went out, when the first did (from reading
+   * the request), and whether the last did (false when the client went away first).
+   */
+  incremental?: { parts: number; firstPartMs: number; complete: boolean };
   /** Upstream calls the operation sent. */
   upstreamCalls: number;
   /** The operation passed validation and ran. */

@@ -1,6 +1,16 @@
 import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
+import {
+  BREAK,
+  type DocumentNode,
+  GraphQLError,
+  getOperationAST,
+  Kind,
+  type Source,
+  type ValidationRule,
+  valueFromASTUntyped,
+  visit,
+} from 'graphql';
 
 /**
  * Executes each operation through a function graphql-jit compiled for its document (cached per
@@ -16,6 +26,9 @@ import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, ty
  * (`query ($n: Int! = 2)`), which the spec accepts; declared defaults are filled in first. And it
  * throws on an operation type the schema lacks (a `subscription`), where graphql-js answers an
  * error: such operations are refused while validating, as graphql-js 17 does.
+ *
+ * graphql-jit cannot execute `@defer` or `@stream` either: a document that carries them is left
+ * to Yoga's own executor (@graphql-tools/executor), which answers them in parts.
  */
 export function useJit(): Plugin {
   const jit = useGraphQlJit();
@@ -23,6 +36,7 @@ export function useJit(): Plugin {
     ...jit,
     onValidate: ({ addValidationRule }) => addValidationRule(KnownOperationTypesRule),
     onExecute: (payload) => {
+      if (isIncremental(payload.args.document)) return;
       payload.args.variableValues = withDeclaredDefaults(payload.args.document, payload.args.operationName, payload.args.variableValues);
       payload.args.document = documentPerOperation(payload.args.document, payload.args.operationName);
       void jit.onExecute!(payload);
@@ -42,6 +56,24 @@ export function useJit(): Plugin {
       };
     },
   };
+}
+
+/** Whether each document carries `@defer` or `@stream`, learnt once per document (useDocumentCache keeps them). */
+const incremental = new WeakMap<DocumentNode, boolean>();
+
+function isIncremental(document: DocumentNode): boolean {
+  let found = incremental.get(document);
+  if (found !== undefined) return found;
+  found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'defer' && node.name.value !== 'stream') return;
+      found = true;
+      return BREAK;
+    },
+  });
+  incremental.set(document, found);
+  return found;
 }
 
 const documentCopies = new WeakMap<DocumentNode, Map<string, DocumentNode>>();

@@ -1,5 +1,5 @@
-import { type ExecutionResult, getOperationAST } from 'graphql';
-import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
+import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { CallerContext } from '../context.js';
 import { codeOf } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
@@ -22,6 +22,10 @@ interface Tracked {
   /** The batch's operations as parsed, or undefined for a single operation. */
   batch?: readonly GraphQLParams[];
   operations: Operation[];
+  /** An answer in parts (`@defer`, `@stream`): what is learnt of it as its parts go out. */
+  incremental?: { parts: number; firstPartMs: number; complete: boolean };
+  /** Makes the summaries of an answer in parts once it has ended, with the response's status. */
+  finish?: (status: number) => void;
 }
 
 const operation = (): Operation => ({ hasData: false, errorCodes: [] });
@@ -75,9 +79,13 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       tracked.operationName = recordedOperationName(definition?.name?.value);
       tracked.context = args.contextValue as Partial<CallerContext>;
     },
-    onResultProcess: ({ request, result }) => {
+    onResultProcess: ({ request, result, setResult }) => {
       const record = records.get(request);
       if (!record) return;
+      if (isAsyncIterable(result)) {
+        setResult(observedParts(record, result, request.signal, (status) => summarise(record, request, status)));
+        return;
+      }
       // A batch refused as a whole (over MAX_BATCH_SIZE) is answered with one result: one line, not one per operation.
       if (record.batch && !Array.isArray(result)) {
         record.batch = undefined;
@@ -89,41 +97,117 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
         if (!tracked || Symbol.asyncIterator in one) return;
         const executed = one as ExecutionResult;
         if (executed.data && Object.values(executed.data).some((value) => value !== null)) tracked.hasData = true;
-        for (const error of executed.errors ?? []) {
-          const code = codeOf(error);
-          if (!tracked.errorCodes.includes(code)) tracked.errorCodes.push(code);
-        }
+        noteErrors(tracked, executed.errors);
       });
     },
     onResponse: ({ request, response }) => {
       const record = records.get(request);
       if (!record) return;
       records.delete(request);
-      const durationMs = performance.now() - record.started;
-      const size = record.batch?.length;
-      const client = clientOf(request.headers);
-      const requestId = requestIdOf(request);
-      record.operations.forEach((tracked, index) => {
-        const failed = tracked.errorCodes.length > 0 || response.status >= 400;
-        const statuses = tracked.context?.caller?.upstreamStatuses ?? [];
-        onSummary(
-          {
-            requestId,
-            client,
-            ...(size === undefined ? {} : { batch: { index, size } }),
-            operationName: tracked.operationName,
-            operationType: tracked.operationType,
-            status: response.status,
-            durationMs,
-            upstreamCalls: statuses.length,
-            executed: tracked.context !== undefined,
-            upstreamStatuses: statuses,
-            outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
-            errorCodes: tracked.errorCodes,
-          },
-          tracked.paramsContext,
-        );
-      });
+      // An answer in parts is summed up once its last part is out (or its client gone), not when its headers are.
+      if (record.finish) record.finish(response.status);
+      else summarise(record, request, response.status);
+    },
+  };
+
+  function summarise(record: Tracked, request: Request, status: number): void {
+    const durationMs = performance.now() - record.started;
+    const size = record.batch?.length;
+    const client = clientOf(request.headers);
+    const requestId = requestIdOf(request);
+    record.operations.forEach((tracked, index) => {
+      const failed = tracked.errorCodes.length > 0 || status >= 400;
+      const statuses = tracked.context?.caller?.upstreamStatuses ?? [];
+      onSummary(
+        {
+          requestId,
+          client,
+          ...(size === undefined ? {} : { batch: { index, size } }),
+          operationName: tracked.operationName,
+          operationType: tracked.operationType,
+          status,
+          durationMs,
+          ...(record.incremental ? { incremental: { ...record.incremental } } : {}),
+          upstreamCalls: statuses.length,
+          executed: tracked.context !== undefined,
+          upstreamStatuses: statuses,
+          outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
+          errorCodes: tracked.errorCodes,
+        },
+        tracked.paramsContext,
+      );
+    });
+  }
+}
+
+function noteErrors(tracked: Operation, errors: readonly GraphQLError[] | undefined): void {
+  for (const error of errors ?? []) {
+    const code = codeOf(error);
+    if (!tracked.errorCodes.includes(code)) tracked.errorCodes.push(code);
+  }
+}
+
+/** One part of an answer in parts: the first has `data` and `errors`, later ones `incremental` results with theirs. */
+interface Part extends ExecutionResult {
+  incremental?: ReadonlyArray<{ errors?: readonly GraphQLError[] }>;
+}
+
+/**
+ * The parts of an incremental answer, unchanged, noted as they go out: their error codes, how many
+ * and when the first. `finish` is called with the response's status once they have ended, been
+ * closed, failed or their client has gone, whichever comes first, and never before the response.
+ */
+function observedParts<T extends Part>(
+  record: Tracked,
+  parts: AsyncIterable<T>,
+  signal: AbortSignal,
+  summarise: (status: number) => void,
+): AsyncIterableIterator<T> {
+  const tracked = record.operations[0]!;
+  const incremental = { parts: 0, firstPartMs: 0, complete: false };
+  record.incremental = incremental;
+  let status: number | undefined;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    signal.removeEventListener('abort', end);
+    if (status !== undefined) summarise(status);
+  };
+  record.finish = (responseStatus) => {
+    status = responseStatus;
+    if (ended) summarise(responseStatus);
+  };
+  signal.addEventListener('abort', end);
+  const iterator = parts[Symbol.asyncIterator]();
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next(): Promise<IteratorResult<T>> {
+      try {
+        const step = await iterator.next();
+        if (step.done) {
+          incremental.complete = true;
+          end();
+          return step;
+        }
+        const part = step.value;
+        if (incremental.parts++ === 0) {
+          incremental.firstPartMs = performance.now() - record.started;
+          if (part.data && Object.values(part.data).some((value) => value !== null)) tracked.hasData = true;
+        }
+        noteErrors(tracked, part.errors);
+        for (const increment of part.incremental ?? []) noteErrors(tracked, increment.errors);
+        return step;
+      } catch (error) {
+        end();
+        throw error;
+      }
+    },
+    async return(value?: unknown): Promise<IteratorResult<T>> {
+      end();
+      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import { errorAt } from '../errors.js';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { errorAt, withErrorsMapped } from '../errors.js';
 import { UpstreamFailure } from '../upstream/errors.js';
 
 /**
@@ -10,10 +10,12 @@ import { UpstreamFailure } from '../upstream/errors.js';
 export function useUpstreamErrors(): Plugin {
   return {
     onExecute: () => ({
-      onExecuteDone: ({ result, setResult }) => {
-        if (!('errors' in result) || !result.errors?.some(hasAdditional)) return;
-        setResult({ ...result, errors: result.errors.flatMap(withAdditional) });
-      },
+      // Each part of an answer in parts too (`@defer`, `@stream`): a later page's failure is reported whole.
+      onExecuteDone: (payload) =>
+        handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+          const added = withErrorsMapped(result, (errors) => (errors.some(hasAdditional) ? errors.flatMap(withAdditional) : undefined));
+          if (added) setResult(added);
+        }),
     }),
   };
 }

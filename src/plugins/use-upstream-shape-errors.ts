@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import { errorAt } from '../errors.js';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { errorAt, withErrorsMapped } from '../errors.js';
 import { upstreamBadResponse } from '../upstream/errors.js';
 
 /**
@@ -12,10 +12,14 @@ import { upstreamBadResponse } from '../upstream/errors.js';
 export function useUpstreamShapeErrors(): Plugin {
   return {
     onExecute: () => ({
-      onExecuteDone: ({ result, setResult }) => {
-        if (!('errors' in result) || !result.errors?.some(isShapeError)) return;
-        setResult({ ...result, errors: result.errors.map((error) => (isShapeError(error) ? asBadResponse(error) : error)) });
-      },
+      // Each part of an answer in parts too (`@defer`, `@stream`): a record of a later page is checked as the first.
+      onExecuteDone: (payload) =>
+        handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+          const named = withErrorsMapped(result, (errors) =>
+            errors.some(isShapeError) ? errors.map((error) => (isShapeError(error) ? asBadResponse(error) : error)) : undefined,
+          );
+          if (named) setResult(named);
+        }),
     }),
   };
 }

@@ -12,6 +12,7 @@ import {
   type FetchPage,
   forwardConnection,
   type ResumePoint,
+  streamedConnection,
   UPSTREAM_MAX_PAGE,
   upstreamPagesFor,
   walkOf,
@@ -19,6 +20,7 @@ import {
 import type { ApiKeyRecord } from '../upstream/records.js';
 import { AuditedRecord } from './audited-record.js';
 import { builder } from './builder.js';
+import { streamsChild } from './incremental-delivery.js';
 
 const ApiKey = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key that gives programs access to the video library.',
@@ -40,9 +42,10 @@ const ApiKeyConnection = builder.connectionObject(
 );
 
 /** Largest `first` one field may ask for (four upstream pages of 25). */
-const MAX_FIRST = 100;
+export const MAX_FIRST = 100;
 const DEFAULT_FIRST = 25;
 const FIRST_RANGE = `must be between 0 and ${MAX_FIRST}`;
+const STREAMED_LISTS = ['edges', 'nodes'];
 
 builder.queryField('apiKeys', (t) =>
   t.field({
@@ -68,8 +71,12 @@ builder.queryField('apiKeys', (t) =>
           MAX_FIRST,
         )) satisfies UpstreamCallEstimate,
     },
-    resolve: async (_root, { first, after }, { caller }) => {
+    resolve: async (_root, { first, after }, { caller, request }, info) => {
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
+      // Under `edges @stream` or `nodes @stream`, each upstream page goes to the client as it arrives.
+      if (streamsChild(info, STREAMED_LISTS)) {
+        return streamedConnection<ApiKeyRecord>(apiKeyPages(caller), first ?? DEFAULT_FIRST, resume, request.signal);
+      }
       return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), first ?? DEFAULT_FIRST, resume);
     },
   }),

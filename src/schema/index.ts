@@ -1,8 +1,9 @@
-import type { GraphQLSchema } from 'graphql';
+import { type GraphQLSchema, specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import { checkedEntities, literalRepresentations } from './entities.js';
+import { deferDirective, streamDirective } from './incremental-delivery.js';
 import './audited-record.js';
-import './api-key.js';
+import { MAX_FIRST } from './api-key.js';
 import './hotspot.js';
 import './identity-provider.js';
 import './category.js';
@@ -10,8 +11,13 @@ import './user.js';
 import './service.js';
 import './folder.js';
 
-/** The gateway's schema, built once at start-up. */
-export const schema = builder.toSchema();
+/** The largest `initialCount` of `@stream`: the longest list one field answers. Larger would stream nothing. */
+export const MAX_INITIAL_COUNT = MAX_FIRST;
+
+/** The gateway's schema, built once at start-up, with `@defer` and `@stream` (src/schema/incremental-delivery.ts says why). */
+export const schema = builder.toSchema({
+  directives: [...specifiedDirectives, deferDirective, streamDirective(MAX_INITIAL_COUNT)],
+});
 
 /** Federation version of the `@link` in the subgraph SDL. */
 const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';

@@ -43,9 +43,28 @@ interface Edge<T> {
   cursor: string;
 }
 
+interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
 export interface Connection<T> {
   edges: Edge<T>[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
+}
+
+/**
+ * A connection whose edges arrive as its upstream pages do (for `@stream`): every iteration of
+ * `edges` reads the same walk, from its first edge, and the next upstream page is fetched only
+ * when a reader has read every edge so far; `pageInfo` is known once the walk has ended, and
+ * reading it walks to the end. Its upstream calls are those of `forwardConnection` for the same
+ * arguments, call for call.
+ */
+export interface StreamedConnection<T> {
+  edges: AsyncIterable<Edge<T>>;
+  readonly pageInfo: Promise<PageInfo>;
 }
 
 export type FetchPage<T> = (cursor: string | null, limit: number) => Promise<UpstreamPage<T>>;
@@ -67,41 +86,141 @@ export function walkOf<T>(fetchPage: FetchPage<T>): FetchPage<T> {
 }
 
 /**
- * Builds a forward connection of `first` records from an upstream that pages with a cursor and a
- * limit of at most 25: it follows next cursors page after page (never one it has read, `walkOf`)
- * until it has `first` records or the list ends.
+ * The walk of a forward connection of `first` records from an upstream that pages with a cursor
+ * and a limit of at most 25: each `step` fetches one upstream page (never one the walk has read,
+ * `walkOf`) and adds its edges, until there are `first` of them or the list ends.
  */
-export async function forwardConnection<T>(pages: FetchPage<T>, first: number, after: ResumePoint | null): Promise<Connection<T>> {
-  const fetchPage = walkOf(pages);
-  const edges: Edge<T>[] = [];
-  let { cursor, skip } = after ?? { cursor: null, skip: 0 };
-  let hasNextPage = false;
-  for (let pageIndex = 0; edges.length < first; pageIndex++) {
-    const page = await fetchPage(cursor, Math.min(UPSTREAM_MAX_PAGE, skip + first - edges.length));
-    if (pageIndex > 0 && page.items.length === 0 && page.next !== null) {
+class ForwardWalk<T> {
+  readonly edges: Edge<T>[] = [];
+  #done: boolean;
+  #hasNextPage = false;
+  #pages = 0;
+  #cursor: string | null;
+  #skip: number;
+  readonly #fetchPage: FetchPage<T>;
+  readonly #first: number;
+  readonly #after: ResumePoint | null;
+
+  constructor(pages: FetchPage<T>, first: number, after: ResumePoint | null) {
+    this.#fetchPage = walkOf(pages);
+    this.#first = first;
+    this.#after = after;
+    ({ cursor: this.#cursor, skip: this.#skip } = after ?? { cursor: null, skip: 0 });
+    this.#done = first <= 0;
+  }
+
+  /** True once the connection is complete: no further upstream page belongs to it. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Fetches the next upstream page and adds its edges. */
+  async step(): Promise<void> {
+    const { edges } = this;
+    const cursor = this.#cursor;
+    const page = await this.#fetchPage(cursor, Math.min(UPSTREAM_MAX_PAGE, this.#skip + this.#first - edges.length));
+    if (this.#pages++ > 0 && page.items.length === 0 && page.next !== null) {
       throw upstreamBadResponse('an empty page pointed to a further page');
     }
-    let index = skip;
-    for (; index < page.items.length && edges.length < first; index++) {
+    let index = this.#skip;
+    for (; index < page.items.length && edges.length < this.#first; index++) {
       const isLastOfPage = index === page.items.length - 1;
       const resume = isLastOfPage && page.next !== null ? { cursor: page.next, skip: 0 } : { cursor, skip: index + 1 };
       edges.push({ node: page.items[index]!, cursor: encodeCursor(resume) });
     }
-    if (edges.length >= first) {
-      hasNextPage = index < page.items.length || page.next !== null;
-      break;
+    if (edges.length >= this.#first) {
+      this.#hasNextPage = index < page.items.length || page.next !== null;
+      this.#done = true;
+    } else if (page.next === null) {
+      this.#done = true;
     }
-    if (page.next === null) break;
-    cursor = page.next;
-    skip = 0;
+    this.#cursor = page.next;
+    this.#skip = 0;
   }
+
+  /** Right once the walk is done. */
+  pageInfo(): PageInfo {
+    return {
+      hasNextPage: this.#hasNextPage,
+      hasPreviousPage: this.#after !== null,
+      startCursor: this.edges[0]?.cursor ?? null,
+      endCursor: this.edges.at(-1)?.cursor ?? null,
+    };
+  }
+}
+
+/** Builds a forward connection of `first` records after `after` (see `ForwardWalk`), every page read before it returns. */
+export async function forwardConnection<T>(pages: FetchPage<T>, first: number, after: ResumePoint | null): Promise<Connection<T>> {
+  const walk = new ForwardWalk(pages, first, after);
+  while (!walk.done) await walk.step();
+  return { edges: walk.edges, pageInfo: walk.pageInfo() };
+}
+
+/**
+ * The same connection as `forwardConnection`, streamed (`StreamedConnection`). One page is in
+ * flight at most, whoever asked for it; a page that failed fails every reader that needs it and
+ * is never asked for again. Before each page `signal` is checked, so a caller that went away
+ * stops the walk.
+ */
+export function streamedConnection<T>(
+  pages: FetchPage<T>,
+  first: number,
+  after: ResumePoint | null,
+  signal?: AbortSignal,
+): StreamedConnection<T> {
+  const walk = new ForwardWalk(pages, first, after);
+  let inFlight: Promise<void> | undefined;
+  let failure: Promise<void> | undefined;
+  const step = (): Promise<void> => {
+    if (failure) return failure;
+    inFlight ??= (async () => {
+      signal?.throwIfAborted();
+      await walk.step();
+    })().then(
+      () => {
+        inFlight = undefined;
+      },
+      (error: unknown) => {
+        failure = Promise.reject(error);
+        // Whoever reads it handles it; a walk nobody reads on must not fail the process.
+        failure.catch(() => {});
+        throw error;
+      },
+    );
+    return inFlight;
+  };
+  const edges: AsyncIterable<Edge<T>> = {
+    [Symbol.asyncIterator]: () => {
+      let index = 0;
+      let ended = false;
+      return {
+        next: async (): Promise<IteratorResult<Edge<T>>> => {
+          while (!ended) {
+            if (index < walk.edges.length) return { value: walk.edges[index++]!, done: false };
+            if (walk.done) break;
+            await step();
+          }
+          ended = true;
+          return { value: undefined, done: true };
+        },
+        // The executor's, when the client has gone or the list was nulled: this reader asks for no further page.
+        return: async (): Promise<IteratorResult<Edge<T>>> => {
+          ended = true;
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+  let pageInfo: Promise<PageInfo> | undefined;
   return {
     edges,
-    pageInfo: {
-      hasNextPage,
-      hasPreviousPage: after !== null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+    // Made when first read: only a reader of the page info walks to the end for it.
+    get pageInfo() {
+      pageInfo ??= (async () => {
+        while (!walk.done) await step();
+        return walk.pageInfo();
+      })();
+      return pageInfo;
     },
   };
 }

@@ -6,8 +6,9 @@ import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { merged, type Part, pagesHeldForTheClient } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
-import { apiKeyRecord } from '../support/records.js';
+import { apiKeyList, apiKeyRecord } from '../support/records.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
@@ -77,5 +78,71 @@ describeInBrowser('a page on another origin', () => {
     const answer = await queryFrom({ browser, gateway }, otherApp.origin);
     expect(answer).toEqual({ failed: 'TypeError: Failed to fetch' });
     expect(upstream.requests).toEqual([]);
+  });
+
+  it('on the allow-list reads a streamed list part by part: each upstream page reaches the page before the next is answered', async ({
+    browser,
+    gateway,
+    upstream,
+  }) => {
+    const held = pagesHeldForTheClient(100);
+    upstream.answer(held.script);
+    const parts: Part[] = [];
+    const arrivals: number[] = [];
+    const page = await browser.newPage();
+    try {
+      await page.exposeFunction('partArrived', async (part: Part) => {
+        parts.push(part);
+        arrivals.push(performance.now());
+        await held.arrived(parts);
+      });
+      await page.goto(`${listedApp.origin}/`);
+      const answer = await page.evaluate(
+        async ({ url, token, query }) => {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: token },
+            body: JSON.stringify({ query }),
+          });
+          // The smallest multipart reader: parts end at the boundary line, their JSON after a blank line.
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+          let text = '';
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            text += value;
+            let end = text.indexOf('\r\n---', 1);
+            while (end > -1) {
+              const part = text.slice(0, end);
+              text = text.slice(end + 5);
+              const json = part.indexOf('\r\n\r\n');
+              if (json > -1)
+                await (window as unknown as { partArrived(part: unknown): Promise<void> }).partArrived(JSON.parse(part.slice(json + 4)));
+              end = text.indexOf('\r\n---');
+            }
+          }
+          return { status: response.status, type: response.headers.get('content-type') };
+        },
+        {
+          url: gateway.url,
+          token: AUTH.authorization,
+          query:
+            '{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor node { id name } } ... @defer { pageInfo { hasNextPage endCursor } } } }',
+        },
+      );
+      expect(answer).toEqual({ status: 200, type: 'multipart/mixed; boundary="-"' });
+    } finally {
+      await page.close();
+    }
+    upstream.answer(apiKeyList(100));
+    const plain = await gateway.graphql(
+      '{ apiKeys(first: 100) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }',
+      {
+        headers: AUTH,
+      },
+    );
+    expect(merged(parts)).toEqual(plain.body);
+    expect(arrivals[0]).toBeLessThan(held.released[1]!);
+    expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);
   });
 });

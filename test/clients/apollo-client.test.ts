@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import { BatchHttpLink } from '@apollo/client/link/batch-http';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom, tap } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
@@ -170,5 +171,121 @@ describe('Apollo Client', () => {
       ['POST', true],
       ['GET', false],
     ]);
+  });
+
+  describe('incremental delivery (Defer20220824Handler)', () => {
+    const STREAMED_KEYS = gql`
+      query StreamedKeys {
+        apiKeys(first: 62) {
+          edges @stream(initialCount: 25) {
+            cursor
+            node {
+              id
+              name
+            }
+          }
+          ... @defer {
+            pageInfo {
+              hasNextPage
+              endCursor
+            }
+          }
+        }
+      }
+    `;
+    const PLAIN_KEYS = gql`
+      query PlainKeys {
+        apiKeys(first: 62) {
+          edges {
+            cursor
+            node {
+              id
+              name
+            }
+          }
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+        }
+      }
+    `;
+    type Keys = { apiKeys: { edges?: unknown[]; pageInfo?: unknown } };
+
+    /** A client whose link reports each result HttpLink hands on: one per part of an answer in parts. */
+    function streamingClient(url: string, chunks: Array<{ hasNext?: boolean; edges?: number }>, link: ApolloLink[] = []) {
+      const counting = new ApolloLink((operation, forward) =>
+        forward(operation).pipe(
+          tap((chunk) => {
+            const data = (chunk as { data?: Keys | null }).data;
+            chunks.push({ hasNext: (chunk as { hasNext?: boolean }).hasNext, edges: data?.apiKeys?.edges?.length });
+          }),
+        ),
+      );
+      return new ApolloClient({
+        link: ApolloLink.from([counting, ...link, new HttpLink({ uri: url, headers })]),
+        cache: new InMemoryCache(),
+        incrementalHandler: new Defer20220824Handler(),
+      });
+    }
+
+    const plainResult = async (url: string) =>
+      (await new ApolloClient({ link: new HttpLink({ uri: url, headers }), cache: new InMemoryCache() }).query({ query: PLAIN_KEYS })).data;
+
+    it('receives apiKeys under @stream part by part, merged into exactly the unstreamed result', async ({ gateway }) => {
+      const chunks: Array<{ hasNext?: boolean; edges?: number }> = [];
+      const client = streamingClient(gateway.url, chunks);
+      const states: string[] = [];
+      const final = await firstValueFrom(
+        client.watchQuery({ query: STREAMED_KEYS }).pipe(
+          tap((result) => states.push(result.dataState)),
+          filter((result) => result.dataState === 'complete'),
+        ),
+      );
+      expect(final.data).toEqual(await plainResult(gateway.url));
+      expect(chunks[0]).toEqual({ hasNext: true, edges: 25 });
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(chunks.at(-1)!.hasNext).toBe(false);
+      expect(states.filter((state) => state !== 'empty')[0]).toBe('streaming');
+    });
+
+    it('receives a @defer fragment after the rest of the result', async ({ gateway }) => {
+      const chunks: Array<{ hasNext?: boolean; edges?: number }> = [];
+      const deferred = gql`
+        query DeferredPageInfo {
+          apiKeys(first: 62) {
+            edges {
+              cursor
+              node {
+                id
+                name
+              }
+            }
+            ... @defer {
+              pageInfo {
+                hasNextPage
+                endCursor
+              }
+            }
+          }
+        }
+      `;
+      const result = await streamingClient(gateway.url, chunks).query({ query: deferred });
+      expect(result.data).toEqual(await plainResult(gateway.url));
+      expect(chunks).toEqual([
+        { hasNext: true, edges: 62 },
+        { hasNext: false, edges: undefined },
+      ]);
+    });
+
+    it('streams a query sent by hash alone with PersistedQueryLink (automatic persisted queries)', async ({ gateway }) => {
+      const chunks: Array<{ hasNext?: boolean; edges?: number }> = [];
+      const persisted = () => new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex') });
+      // The first client registers the text; the second sends the hash alone.
+      await streamingClient(gateway.url, [], [persisted()]).query({ query: STREAMED_KEYS });
+      const result = await streamingClient(gateway.url, chunks, [persisted()]).query({ query: STREAMED_KEYS });
+      expect(result.data).toEqual(await plainResult(gateway.url));
+      expect(chunks[0]).toEqual({ hasNext: true, edges: 25 });
+    });
   });
 });

@@ -5,11 +5,13 @@ import {
   createService,
   createVmsClient,
   listAllApiKeys,
+  streamApiKeys,
   updateCategory,
   updateHotspot,
   updateUser,
   VmsError,
 } from '../../examples/client.js';
+import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 import { CERTIFICATE } from '../support/records.js';
 
@@ -29,6 +31,21 @@ describe('example client (urql + generated TypedDocumentNodes)', () => {
       { id: 'ak_001', name: 'API key 1', type: 'api', permissions: [], createdTime: '2025-01-01T00:00:00.000Z' },
       { id: 'ak_002', name: 'API key 2', type: 'api', permissions: ['fetch'], createdTime: '2025-01-01T00:01:00.000Z' },
     ]);
+  });
+
+  it('streams the first 100 API keys: 25 as the first page arrives, then the rest, the same keys and page info as paging', async ({
+    client,
+    gateway,
+  }) => {
+    const parts: number[] = [];
+    const streamed = await streamApiKeys(client, 100, (keys) => parts.push(keys.length));
+    expect(streamed.keys).toEqual(await listAllApiKeys(client, 25));
+    const plain = await gateway.graphql('{ apiKeys(first: 100) { pageInfo { hasNextPage endCursor } } }', { headers: SANDBOX_AUTH });
+    expect({ hasNextPage: streamed.hasNextPage, endCursor: streamed.endCursor }).toEqual(
+      (plain.body.data as { apiKeys: { pageInfo: unknown } }).apiKeys.pageInfo,
+    );
+    expect(parts[0]).toBe(25);
+    expect(parts.at(-1)).toBe(62);
   });
 
   it('runs createFolder', async ({ client }) => {

@@ -11,7 +11,7 @@ import { gatewayOverSandbox } from '../support/fixtures.js';
  * environment, relay-compiler and `tsc`; then the app's own code, run against the sandbox.
  */
 const CLIENTS = readFileSync(new URL('../../docs/clients.md', import.meta.url), 'utf8');
-const steps = blocksBetween(CLIENTS, '**Relay**', '## Batching');
+const steps = blocksBetween(CLIENTS, '**Relay**', '## Incremental delivery');
 const it = gatewayOverSandbox();
 
 /** The test's own use of the app's code: the first keys, through the environment the doc shows. */

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { createVmsClient, listAllApiKeys, updateCategory } from '../../examples/client.js';
+import { createVmsClient, listAllApiKeys, streamApiKeys, updateCategory } from '../../examples/client.js';
 import manifest from '../../examples/generated/persisted-documents.json' with { type: 'json' };
 import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { createGateway } from '../../src/gateway.js';
@@ -98,6 +98,14 @@ describe('the example client in trusted-documents mode, against the sandbox', ()
     });
     const { category } = await updateCategory(client, { id: 'cat_003', value: 'trusted' });
     expect(category).toMatchObject({ id: 'cat_003', name: 'Category 3', value: 'trusted' });
+  });
+
+  it('streams a trusted document that carries @stream and @defer, sent by its id', async ({ gateway, sandbox }) => {
+    const client = createVmsClient({ url: gateway.url, token: sandbox.token, trustedDocuments: true });
+    const parts: number[] = [];
+    const streamed = await streamApiKeys(client, 100, (keys) => parts.push(keys.length));
+    expect(streamed.keys).toEqual(await listAllApiKeys(client, 25));
+    expect(parts[0]).toBe(25);
   });
 
   it('the same client sending query text is refused', async ({ gateway, sandbox }) => {

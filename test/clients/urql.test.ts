@@ -1,4 +1,4 @@
-import { Client, cacheExchange as documentCacheExchange, fetchExchange, gql } from '@urql/core';
+import { Client, cacheExchange as documentCacheExchange, fetchExchange, gql, type OperationResult } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { persistedExchange } from '@urql/exchange-persisted';
@@ -119,5 +119,47 @@ describe('urql', () => {
       ['GET', true],
       ['GET', false],
     ]);
+  });
+
+  it('receives apiKeys under @stream part by part (multipart/mixed), merged into exactly the unstreamed result', async ({ gateway }) => {
+    const client = new Client({ url: gateway.url, exchanges: [fetchExchange], fetchOptions });
+    const streamed = gql`
+      query UrqlStreamed {
+        apiKeys(first: 62) {
+          edges @stream(initialCount: 25) {
+            cursor
+            node {
+              id
+              name
+            }
+          }
+          ... @defer {
+            pageInfo {
+              hasNextPage
+              endCursor
+            }
+          }
+        }
+      }
+    `;
+    const results: OperationResult[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const { unsubscribe } = client.query(streamed, {}).subscribe((result) => {
+        results.push(result);
+        if (result.error) reject(result.error);
+        if (!result.hasNext) {
+          // Not at once: urql cancels the body it has just read to its end without awaiting it, and
+          // the abort of an unsubscribe in the same turn makes that an unhandled rejection.
+          setImmediate(unsubscribe);
+          resolve();
+        }
+      });
+    });
+    const plain = await client.query(API_KEYS, { first: 62 }).toPromise();
+    const edgesOf = (result: OperationResult) => (result.data as Page).apiKeys.edges;
+    expect(edgesOf(results.at(-1)!)).toEqual(edgesOf(plain));
+    expect((results.at(-1)!.data as Page).apiKeys.pageInfo).toEqual((plain.data as Page).apiKeys.pageInfo);
+    expect(results.length).toBeGreaterThan(1);
+    expect([results[0]!.hasNext, edgesOf(results[0]!).length]).toEqual([true, 25]);
   });
 });

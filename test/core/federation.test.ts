@@ -104,6 +104,24 @@ describe('the subgraph', () => {
     expect(upstream.requests).toEqual([]);
   });
 
+  it('declares no @defer or @stream (a router plans @defer itself): a document with them is refused, nothing sent upstream', async ({
+    gateway,
+    upstream,
+  }) => {
+    const answer = await gateway.graphql('{ apiKeys(first: 2) { edges @stream { cursor } ... @defer { pageInfo { hasNextPage } } } }', {
+      headers: AUTH,
+    });
+    expect([answer.status, answer.body.errors?.map((error) => [error.message, (error.extensions as { code: string }).code])]).toEqual([
+      400,
+      [
+        ['Unknown directive "@stream".', 'GRAPHQL_VALIDATION_FAILED'],
+        ['Unknown directive "@defer".', 'GRAPHQL_VALIDATION_FAILED'],
+      ],
+    ]);
+    expect(SUBGRAPH_SDL).not.toMatch(/directive @(defer|stream)/);
+    expect(upstream.requests).toEqual([]);
+  });
+
   it('is not there when FEDERATION is off: the schema is exactly schema.graphql', async ({ start }) => {
     const upstream = await start.upstream();
     const standalone = await start.gateway({ upstreamUrl: new URL(upstream.url) });

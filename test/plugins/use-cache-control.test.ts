@@ -30,4 +30,10 @@ describe('useCacheControl', () => {
     const own = yogaWith([answering('body', { 'cache-control': 'public, max-age=31536000, immutable' }), useCacheControl()]);
     expect((await send(own, ENDPOINT)).headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
+
+  it("replaces the no-cache Yoga gives an event stream, which a shared cache may store, also when Yoga's headers were an object", async () => {
+    const stream = yogaWith([answering(':\n\n', { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }), useCacheControl()]);
+    const headers = [...(await stream.fetch(ENDPOINT)).headers];
+    expect(headers.filter(([name]) => name.toLowerCase() === 'cache-control')).toEqual([['cache-control', 'private, no-store']]);
+  });
 });

@@ -1,7 +1,9 @@
 import { gunzipSync } from 'node:zlib';
-import type { Plugin } from 'graphql-yoga';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useCompression } from '../../src/plugins/use-compression.js';
+import { partsOf } from '../support/incremental.js';
 import { answering, ENDPOINT, sendForBytes, yogaWith } from '../support/yoga.js';
 
 /** `{"data":{"text":"xx…"}}`: 20 bytes around the text. */
@@ -121,5 +123,33 @@ describe('useCompression', () => {
       headers: { 'accept-encoding': 'gzip' },
     });
     expect([answer.headers, answer.bytes.toString('utf8')]).toEqual([{ 'content-type': 'text/plain' }, body]);
+  });
+
+  it('passes an answer in parts (@stream) through as its parts come: the first is read before the second is even made', async () => {
+    let release!: () => void;
+    const second = new Promise<void>((resolve) => (release = resolve));
+    const schema = createSchema({
+      typeDefs: 'type Query { items: [String!]! }',
+      resolvers: {
+        Query: {
+          items: async function* () {
+            yield 'x'.repeat(2000);
+            await second;
+            yield 'y'.repeat(2000);
+          },
+        },
+      },
+    });
+    const yoga = yogaWith([useDeferStream(), useCompression({ compressionMinBytes: 0 })], { schema });
+    const response = await yoga.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'accept-encoding': 'gzip' },
+      body: JSON.stringify({ query: '{ items @stream(initialCount: 1) }' }),
+    });
+    expect(response.headers.get('content-encoding')).toBeNull();
+    const parts = partsOf(response);
+    expect((await parts.next()).value?.part).toEqual({ data: { items: ['x'.repeat(2000)] }, hasNext: true });
+    release();
+    expect((await parts.next()).value?.part.incremental).toEqual([{ items: ['y'.repeat(2000)], path: ['items', 1] }]);
   });
 });

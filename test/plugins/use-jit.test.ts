@@ -1,6 +1,8 @@
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { describe, expect, it } from 'vitest';
 import { useJit } from '../../src/plugins/use-jit.js';
-import { post, yogaWith } from '../support/yoga.js';
+import { allParts } from '../support/incremental.js';
+import { ENDPOINT, post, yogaWith } from '../support/yoga.js';
 
 describe('useJit', () => {
   const yoga = yogaWith([useJit()]);
@@ -80,5 +82,23 @@ describe('useJit', () => {
         ],
       },
     ]);
+  });
+
+  it("leaves an operation with @defer or @stream to Yoga's executor, which answers it in parts; the others stay compiled", async () => {
+    const streaming = yogaWith([useDeferStream(), useJit()]);
+    const response = await streaming.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query: '{ hello ... @defer { text(length: 2) } }' }),
+    });
+    expect((await allParts(response)).map(({ part }) => part)).toEqual([
+      { data: { hello: 'Hello world' }, hasNext: true },
+      { incremental: [{ data: { text: 'xx' }, path: [] }], hasNext: false },
+    ]);
+    // graphql-jit's own wording: the document without the directives still runs compiled.
+    const plain = await post(streaming, { query: 'query ($n: Int!) { text(length: $n) }', variables: { n: 'many' } });
+    expect(plain.body.errors[0].message).toBe(
+      'Variable "$n" got invalid value "many"; Expected type Int; Int cannot represent non-integer value: "many"',
+    );
   });
 });

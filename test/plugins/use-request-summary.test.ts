@@ -1,6 +1,10 @@
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { GraphQLError } from 'graphql';
+import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
+import { allParts, partsOf } from '../support/incremental.js';
 import { ENDPOINT, post, send, UUID, yogaWith } from '../support/yoga.js';
 
 describe('useRequestSummary', () => {
@@ -188,5 +192,81 @@ describe('useRequestSummary', () => {
   it('sums up nothing for a request outside the GraphQL endpoint', async () => {
     await send(yoga, 'http://yoga/nothing');
     expect(summaries).toEqual([]);
+  });
+});
+
+describe('useRequestSummary, for an answer in parts', () => {
+  const summaries: RequestSummary[] = [];
+  /** While set, the list waits for it before its third item. */
+  let gate: Promise<void> | undefined;
+  /** Items 1 and 3 are found; item 2 is an error with a code of its own. */
+  const schema = createSchema({
+    typeDefs: 'type Query { items: [Item!]! } type Item { n: Int! found: Boolean! }',
+    resolvers: {
+      Query: {
+        items: async function* () {
+          yield { n: 1 };
+          yield { n: 2 };
+          if (gate) await gate;
+          yield { n: 3 };
+        },
+      },
+      Item: {
+        found: ({ n }: { n: number }) => {
+          if (n === 2) throw new GraphQLError('no item 2', { extensions: { code: 'NOT_FOUND' } });
+          return true;
+        },
+      },
+    },
+  });
+  const yoga = yogaWith([useDeferStream(), useRequestSummary({ onSummary: (summary) => summaries.push(summary) })], {
+    schema,
+    context: () => ({ caller: { upstreamStatuses: [200, 200] } }),
+  });
+  const streamed = (signal?: AbortSignal) =>
+    yoga.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-request-id': 'parts-1' },
+      body: JSON.stringify({ query: 'query Items { items @stream(initialCount: 1) { n found } }' }),
+      ...(signal ? { signal } : {}),
+    });
+  beforeEach(() => {
+    summaries.length = 0;
+    gate = undefined;
+  });
+
+  it('sums the operation up once, when its last part is out: the codes of its later parts, how many parts there were', async () => {
+    const response = await streamed();
+    // The response is ready before its parts go out: nothing is summed up yet.
+    expect(summaries).toEqual([]);
+    const parts = await allParts(response);
+    expect(summaries).toEqual([
+      {
+        requestId: 'parts-1',
+        client: { name: undefined, version: undefined },
+        operationName: 'Items',
+        operationType: 'query',
+        status: 200,
+        durationMs: expect.any(Number),
+        incremental: { parts: parts.length, firstPartMs: expect.any(Number), complete: true },
+        upstreamCalls: 2,
+        executed: true,
+        upstreamStatuses: [200, 200],
+        outcome: 'partial',
+        errorCodes: ['NOT_FOUND'],
+      },
+    ]);
+    expect(summaries[0]!.incremental!.firstPartMs).toBeLessThanOrEqual(summaries[0]!.durationMs);
+  });
+
+  it('sums it up when the client goes away before the last part, as incomplete', async () => {
+    gate = new Promise(() => {});
+    const client = new AbortController();
+    const parts = partsOf(await streamed(client.signal));
+    await parts.next();
+    expect(summaries).toEqual([]);
+    client.abort();
+    await expect.poll(() => summaries.length).toBe(1);
+    expect(summaries[0]).toMatchObject({ operationName: 'Items', status: 200, incremental: { complete: false } });
   });
 });

@@ -1,10 +1,12 @@
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { GraphQLError } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useJit } from '../../src/plugins/use-jit.js';
 import { useUpstreamErrors } from '../../src/plugins/use-upstream-errors.js';
 import { upstreamFailure, upstreamUnavailable } from '../../src/upstream/errors.js';
-import { post, yogaWith } from '../support/yoga.js';
+import { allParts, merged } from '../support/incremental.js';
+import { ENDPOINT, post, yogaWith } from '../support/yoga.js';
 
 /** Root fields that fail as the upstream client makes them fail. */
 const schema = createSchema({
@@ -17,6 +19,8 @@ const schema = createSchema({
       "A GraphQL error of another origin."
       other: String
       ok: String
+      "Its second item fails as rejected does."
+      list: [String]
     }
   `,
   resolvers: {
@@ -38,6 +42,19 @@ const schema = createSchema({
         throw new GraphQLError('Not from the upstream', { extensions: { code: 'FORBIDDEN' } });
       },
       ok: () => 'ok',
+      list: () => [
+        'first',
+        Promise.reject(
+          upstreamFailure({
+            status: 422,
+            errors: [
+              { message: 'Name is taken', field: 'name' },
+              { message: 'Slug is invalid', code: 'invalid', field: 'slug' },
+              { detail: 'Too many tags' },
+            ],
+          }),
+        ),
+      ],
     },
   },
 });
@@ -84,5 +101,18 @@ describe('useUpstreamErrors', () => {
   it("places the further errors where graphql-jit's first one is", async () => {
     const answer = await post(yogaWith([useJit(), useUpstreamErrors()], { schema }), { query: '{\n  ok\n  rejected\n}' });
     expect(answer.body.errors).toEqual(rejected(3, 3));
+  });
+
+  it('puts them into a later part of an answer in parts (@stream) too, at the item that failed', async () => {
+    const streaming = yogaWith([useDeferStream(), useUpstreamErrors()], { schema });
+    const response = await streaming.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query: '{ list @stream(initialCount: 1) }' }),
+    });
+    expect(merged((await allParts(response)).map(({ part }) => part))).toEqual({
+      data: { list: ['first', null] },
+      errors: rejected(1, 3).map((error) => ({ ...error, path: ['list', 1] })),
+    });
   });
 });

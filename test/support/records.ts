@@ -99,3 +99,16 @@ export const hotspotRecord = factory<HotspotRecord>({
   target: '_blank',
   opacity: 'opaque',
 });
+
+/**
+ * An upstream's list of `total` API keys (k1, k2, …), paged as the real service pages it: `limit`
+ * records from the offset the `cursor` holds, with `links.next` to the page after them. A script
+ * for a recording upstream, or a part of one.
+ */
+export function apiKeyList(total: number) {
+  return ({ query }: { query: Record<string, string> }) => {
+    const offset = Number(query.cursor ?? 0);
+    const count = Math.max(0, Math.min(Number(query.limit), total - offset));
+    return { body: apiKeyPage(apiKeys(count, offset + 1), offset + count < total ? offset + count : null) };
+  };
+}

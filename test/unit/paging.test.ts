@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, forwardConnection, type UpstreamPage, walkOf } from '../../src/upstream/paging.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  forwardConnection,
+  type StreamedConnection,
+  streamedConnection,
+  type UpstreamPage,
+  walkOf,
+} from '../../src/upstream/paging.js';
 
 describe('cursor codec', () => {
   it('round-trips a resume point, with and without an upstream cursor', () => {
@@ -148,5 +156,90 @@ describe('walkOf', () => {
   it('starts afresh for each walk: another connection may read the same pages', async () => {
     const fetchPage = async (cursor: string | null): Promise<UpstreamPage<number>> => ({ items: [1], next: cursor === null ? 'a' : null });
     for (let i = 0; i < 2; i++) expect(await walkOf(fetchPage)(null, 25)).toEqual({ items: [1], next: 'a' });
+  });
+});
+
+/** Reads `count` edges of a streamed connection (all of them when omitted), as the executor reads a streamed list. */
+async function read<T>(edges: StreamedConnection<T>['edges'], count = Number.POSITIVE_INFINITY) {
+  const iterator = edges[Symbol.asyncIterator]();
+  const read: Array<{ node: T; cursor: string }> = [];
+  while (read.length < count) {
+    const step = await iterator.next();
+    if (step.done) break;
+    read.push(step.value);
+  }
+  return { read, iterator };
+}
+
+describe('streamedConnection', () => {
+  it.each([
+    ['first: 100 over four pages', 200, 100, null],
+    ['first: 100 of a list of 62', 62, 100, null],
+    ['first: 30 after an edge in the middle of a page', 62, 30, { cursor: '25', skip: 3 }],
+    ['first: 0', 62, 0, null],
+  ])('%s: the same edges, cursors, page info and upstream calls as forwardConnection', async (_, total, first, after) => {
+    const plain = fakeList(total);
+    const streamed = fakeList(total);
+    const whole = await forwardConnection(plain.fetchPage, first, after);
+    const connection = streamedConnection(streamed.fetchPage, first, after);
+    expect({ edges: (await read(connection.edges)).read, pageInfo: await connection.pageInfo }).toEqual(whole);
+    expect(streamed.calls).toEqual(plain.calls);
+  });
+
+  it('fetches the next upstream page only once a reader has read every edge before it', async () => {
+    const list = fakeList(200);
+    const { iterator } = await read(streamedConnection(list.fetchPage, 100, null).edges, 25);
+    expect(list.calls).toEqual([{ cursor: null, limit: 25 }]);
+    await iterator.next();
+    expect(list.calls).toEqual([
+      { cursor: null, limit: 25 },
+      { cursor: '25', limit: 25 },
+    ]);
+  });
+
+  it('lets edges and nodes (two readers) and the page info read one walk: each page is fetched once', async () => {
+    const list = fakeList(200);
+    const connection = streamedConnection(list.fetchPage, 60, null);
+    const [edges, nodes, pageInfo] = await Promise.all([read(connection.edges), read(connection.edges), connection.pageInfo]);
+    expect(nodes.read).toEqual(edges.read);
+    expect(edges.read.map((edge) => edge.node)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(pageInfo.hasNextPage).toBe(true);
+    expect(list.calls.map((call) => call.cursor)).toEqual([null, '25', '50']);
+  });
+
+  it('fails every reader that needs a page that failed, keeps what was read before it, and never asks for that page again', async () => {
+    const list = fakeList(200);
+    const failing = async (cursor: string | null, limit: number) => {
+      if (cursor === '25') {
+        list.calls.push({ cursor, limit });
+        throw new Error('page 2 failed');
+      }
+      return list.fetchPage(cursor, limit);
+    };
+    const connection = streamedConnection(failing, 100, null);
+    const { read: first, iterator } = await read(connection.edges, 25);
+    expect(first).toHaveLength(25);
+    await expect(iterator.next()).rejects.toThrow('page 2 failed');
+    await expect(read(connection.edges)).rejects.toThrow('page 2 failed');
+    await expect(connection.pageInfo).rejects.toThrow('page 2 failed');
+    expect(list.calls.map((call) => call.cursor)).toEqual([null, '25']);
+  });
+
+  it('asks for no further page once the signal is aborted (the client went away)', async () => {
+    const list = fakeList(200);
+    const client = new AbortController();
+    const connection = streamedConnection(list.fetchPage, 100, null, client.signal);
+    const { iterator } = await read(connection.edges, 25);
+    client.abort();
+    await expect(iterator.next()).rejects.toThrow('This operation was aborted');
+    expect(list.calls).toHaveLength(1);
+  });
+
+  it('stops a reader that is closed: it reads no further, and alone it makes no further call', async () => {
+    const list = fakeList(200);
+    const { iterator } = await read(streamedConnection(list.fetchPage, 100, null).edges, 25);
+    expect(await iterator.return!()).toEqual({ done: true, value: undefined });
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect(list.calls).toHaveLength(1);
   });
 });
