@@ -6,7 +6,7 @@ import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { merged, type Part, pagesHeldForTheClient } from '../support/incremental.js';
+import { keyNamesQuery, merged, type Part, pagesHeldForTheClient } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeyRecord } from '../support/records.js';
 
@@ -126,8 +126,7 @@ describeInBrowser('a page on another origin', () => {
         {
           url: gateway.url,
           token: AUTH.authorization,
-          query:
-            '{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor node { id name } } ... @defer { pageInfo { hasNextPage endCursor } } } }',
+          query: keyNamesQuery(100, { streamed: true }),
         },
       );
       expect(answer).toEqual({ status: 200, type: 'multipart/mixed; boundary="-"' });
@@ -135,12 +134,7 @@ describeInBrowser('a page on another origin', () => {
       await page.close();
     }
     upstream.answer(apiKeyList(100));
-    const plain = await gateway.graphql(
-      '{ apiKeys(first: 100) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }',
-      {
-        headers: AUTH,
-      },
-    );
+    const plain = await gateway.graphql(keyNamesQuery(100, { streamed: false }), { headers: AUTH });
     expect(merged(parts)).toEqual(plain.body);
     expect(arrivals[0]).toBeLessThan(held.released[1]!);
     expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);

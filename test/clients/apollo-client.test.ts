@@ -8,6 +8,7 @@ import { filter, firstValueFrom, tap } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { keyNamesQuery } from '../support/incremental.js';
 import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
 /**
@@ -174,42 +175,8 @@ describe('Apollo Client', () => {
   });
 
   describe('incremental delivery (Defer20220824Handler)', () => {
-    const STREAMED_KEYS = gql`
-      query StreamedKeys {
-        apiKeys(first: 62) {
-          edges @stream(initialCount: 25) {
-            cursor
-            node {
-              id
-              name
-            }
-          }
-          ... @defer {
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-          }
-        }
-      }
-    `;
-    const PLAIN_KEYS = gql`
-      query PlainKeys {
-        apiKeys(first: 62) {
-          edges {
-            cursor
-            node {
-              id
-              name
-            }
-          }
-          pageInfo {
-            hasNextPage
-            endCursor
-          }
-        }
-      }
-    `;
+    const STREAMED_KEYS = gql(keyNamesQuery(62, { streamed: true }));
+    const PLAIN_KEYS = gql(keyNamesQuery(62, { streamed: false }));
     type Keys = { apiKeys: { edges?: unknown[]; pageInfo?: unknown } };
 
     /** A client whose link reports each result HttpLink hands on: one per part of an answer in parts. */

@@ -5,6 +5,7 @@ import { persistedExchange } from '@urql/exchange-persisted';
 import { describe, expect } from 'vitest';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { keyNamesQuery } from '../support/incremental.js';
 import { recordingFetch, type SentRequest } from '../support/recording-fetch.js';
 
 /** urql, with its default options and with graphcache, against the sandbox over real HTTP. */
@@ -123,25 +124,7 @@ describe('urql', () => {
 
   it('receives apiKeys under @stream part by part (multipart/mixed), merged into exactly the unstreamed result', async ({ gateway }) => {
     const client = new Client({ url: gateway.url, exchanges: [fetchExchange], fetchOptions });
-    const streamed = gql`
-      query UrqlStreamed {
-        apiKeys(first: 62) {
-          edges @stream(initialCount: 25) {
-            cursor
-            node {
-              id
-              name
-            }
-          }
-          ... @defer {
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-          }
-        }
-      }
-    `;
+    const streamed = gql(keyNamesQuery(62, { streamed: true }));
     const results: OperationResult[] = [];
     await new Promise<void>((resolve, reject) => {
       const { unsubscribe } = client.query(streamed, {}).subscribe((result) => {

@@ -10,6 +10,16 @@ import { apiKeyList } from './records.js';
  * libraries merge on their own; these are for the tests that look at the parts themselves.
  */
 
+/**
+ * The apiKeys page the client and browser tests ask for, with `edges` under `@stream` and
+ * `pageInfo` under `@defer`, or plain: the plain answer is what the streamed one must merge into.
+ */
+export function keyNamesQuery(first: number, { streamed }: { streamed: boolean }): string {
+  const edges = `edges${streamed ? ' @stream(initialCount: 25)' : ''} { cursor node { id name } }`;
+  const pageInfo = 'pageInfo { hasNextPage endCursor }';
+  return `query ${streamed ? 'Streamed' : 'Plain'}KeyNames { apiKeys(first: ${first}) { ${edges} ${streamed ? `... @defer { ${pageInfo} }` : pageInfo} } }`;
+}
+
 /** A part of an incremental answer: the first holds `data` (and `errors`), later ones `incremental` results. */
 export interface Part {
   data?: Record<string, unknown> | null;
