@@ -1,25 +1,26 @@
-/** The media types Yoga answers an incremental result with (its multipart and SSE result processors). */
-const INCREMENTAL_TYPES = [
-  ['multipart', 'mixed'],
-  ['text', 'event-stream'],
-] as const;
-
 /**
- * Whether an Accept header lets Yoga answer in parts: it names `multipart/mixed` or
- * `text/event-stream`, or a wildcard that covers one (`*\/*`, no header or an empty one), with no charset
- * but UTF-8. This is Yoga's own reading of the header (weights are not read), so that a result
- * Yoga could not send is never made.
+ * The media types of an Accept header as Yoga's result processors read them (graphql-yoga's
+ * `getMediaTypesForRequestInOrder`): no header (or an empty one) is `*`/`*`, parameters are ignored
+ * but a charset other than utf-8 rules its entry out, and `q` is not weighed. Read Yoga's way so
+ * that the gateway never decides on an answer Yoga would then not write.
  */
-export function acceptsIncrementalDelivery(header: string | null): boolean {
-  return (header || '*/*')
+function acceptedTypes(accept: string | null): string[] {
+  return (accept || '*/*')
     .replace(/\s/g, '')
     .toLowerCase()
     .split(',')
-    .some((entry) => {
-      const [mediaType = '', ...params] = entry.split(';');
-      const charset = params.find((param) => param.includes('charset='));
-      if (charset !== undefined && charset !== 'charset=utf-8') return false;
-      const [type, subtype] = mediaType.split('/');
-      return INCREMENTAL_TYPES.some(([t, s]) => (type === '*' || type === t) && (subtype === '*' || subtype === s));
-    });
+    .filter((entry) => (entry.split(';').find((parameter) => parameter.includes('charset=')) ?? 'charset=utf-8') === 'charset=utf-8')
+    .map((entry) => entry.split(';')[0]!);
+}
+
+/** Whether an accepted type (`*`/`*`, `application/*` or exact) covers a produced one, as Yoga matches them. */
+function covers(accepted: string, produced: string): boolean {
+  const [type, subtype] = accepted.split('/');
+  const [producedType, producedSubtype] = produced.split('/');
+  return (type === '*' || type === producedType) && (subtype === '*' || subtype === producedSubtype);
+}
+
+/** Whether an Accept header allows any of these media types, as Yoga reads it. */
+export function acceptsAnyOf(accept: string | null, mediaTypes: readonly string[]): boolean {
+  return acceptedTypes(accept).some((accepted) => mediaTypes.some((produced) => covers(accepted, produced)));
 }

@@ -1,35 +1,10 @@
 import { GraphQLError } from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
+import { acceptsAnyOf } from '../http/accept.js';
 
 /** What Yoga's result processors write: JSON (either type), and the streams, which also carry a single result. */
 const PRODUCED = ['application/graphql-response+json', 'application/json', 'multipart/mixed', 'text/event-stream'] as const;
-
-/**
- * The media types of an Accept header as Yoga's result processors read them (graphql-yoga's
- * `getMediaTypesForRequestInOrder`): no header is `*`/`*`, parameters are ignored but a charset
- * other than utf-8 rules its entry out, and `q` is not weighed.
- */
-function acceptedTypes(accept: string | null): string[] {
-  return (accept || '*/*')
-    .replace(/\s/g, '')
-    .toLowerCase()
-    .split(',')
-    .filter((entry) => (entry.split(';').find((parameter) => parameter.includes('charset=')) ?? 'charset=utf-8') === 'charset=utf-8')
-    .map((entry) => entry.split(';')[0]!);
-}
-
-/** Whether an accepted type (`*`/`*`, `application/*` or exact) covers a produced one, as Yoga matches them. */
-function covers(accepted: string, produced: string): boolean {
-  const [type, subtype] = accepted.split('/');
-  const [producedType, producedSubtype] = produced.split('/');
-  return (type === '*' || type === producedType) && (subtype === '*' || subtype === producedSubtype);
-}
-
-/** Whether Yoga can write any answer in a type this Accept header allows. */
-function canAnswer(accept: string | null): boolean {
-  return acceptedTypes(accept).some((accepted) => PRODUCED.some((produced) => covers(accepted, produced)));
-}
 
 /**
  * Content negotiation decided before anything runs. Yoga picks the answer's media type only once
@@ -47,7 +22,7 @@ function canAnswer(accept: string | null): boolean {
 export function useContentNegotiation(): Plugin {
   return {
     onRequestParse: ({ request, requestParser, setRequestParser }) => {
-      if (!canAnswer(request.headers.get('accept'))) {
+      if (!acceptsAnyOf(request.headers.get('accept'), PRODUCED)) {
         throw new GraphQLError(
           `No answer can be written in a type the Accept header allows: accept ${PRODUCED[0]} or ${PRODUCED[1]}. Nothing was run.`,
           { extensions: { code: ErrorCode.NOT_ACCEPTABLE, http: { status: 406, headers: { accept: PRODUCED.join(', ') } } } },

@@ -12,7 +12,7 @@ import {
 import { isAsyncIterable, mapAsyncIterator, maskError, type Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
 import { limitExceeded, withErrorsMapped } from '../errors.js';
-import { acceptsIncrementalDelivery } from '../http/accept.js';
+import { acceptsAnyOf } from '../http/accept.js';
 
 export interface IncrementalDeliveryOptions {
   /** `@defer` and `@stream` in an operation, the fragments it spreads included (MAX_INCREMENTAL_DIRECTIVES). @default 4 */
@@ -22,6 +22,9 @@ export interface IncrementalDeliveryOptions {
 }
 
 const DEFAULTS = defaultSettings();
+
+/** The media types Yoga answers an incremental result with (its multipart and SSE result processors). */
+const INCREMENTAL_TYPES = ['multipart/mixed', 'text/event-stream'];
 
 /** What Yoga's error masking (`maskedErrors`) says in place of an unexpected error. */
 const MASKED_MESSAGE = 'Unexpected error.';
@@ -62,7 +65,7 @@ export function useIncrementalDelivery({
       const directives = incrementalDirectivesOf(args.document);
       if (directives.length === 0) return;
       const { request } = args.contextValue as { request: Request };
-      if (batches.has(request) || !acceptsIncrementalDelivery(request.headers.get('accept'))) {
+      if (batches.has(request) || !acceptsAnyOf(request.headers.get('accept'), INCREMENTAL_TYPES)) {
         args.document = withoutIncrementalDirectives(args.document);
         return;
       }
