@@ -21,6 +21,9 @@ const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor 
 const PLAIN = `{ apiKeys(first: 100) { edges { cursor node { ${RECORD} } } nodes { id } ${PAGE_INFO} } }`;
 const STREAMED = `{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor node { ${RECORD} } } nodes @stream { id } ... @defer { ${PAGE_INFO} } } }`;
 
+const CURSORS = '{ apiKeys(first: 100) { edges { cursor } } }';
+const CURSORS_STREAMED = '{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor } } }';
+
 /** A POST that asks for an answer in parts (as Apollo Client asks). */
 function streamed(gateway: RunningGateway, query: string, headers: Record<string, string> = {}, signal?: AbortSignal) {
   return fetch(gateway.url, {
@@ -121,6 +124,56 @@ describe('apiKeys under @stream', () => {
       errorCodes: ['UPSTREAM_ERROR'],
       incremental: { parts: parts.length, complete: true },
     });
+  });
+
+  it('counts every page of the stream in MAX_UPSTREAM_CALLS: one needing more pages than allowed is refused before any call', async ({
+    start,
+    upstream,
+  }) => {
+    const small = await start.gateway({ upstreamUrl: new URL(upstream.url), maxUpstreamCalls: 3 });
+    const refused = await streamed(small, CURSORS_STREAMED);
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      {
+        errors: [
+          {
+            message:
+              'This operation would need 4 upstream requests, more than the 3 upstream requests allowed (MAX_UPSTREAM_CALLS). Ask for fewer records or fewer aliased fields per request.',
+            extensions: { code: 'LIMIT_EXCEEDED', limit: 'upstreamCalls', max: 3 },
+          },
+        ],
+      },
+    ]);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('holds the whole stream to REQUEST_DEADLINE_MS: a page still out when it passes is UPSTREAM_TIMEOUT at the next edge', async ({
+    gateway,
+    start,
+    upstream,
+  }) => {
+    const plain = (await gateway.graphql(CURSORS, { headers: AUTH })).body.data as {
+      apiKeys: { edges: unknown[] };
+    };
+    upstream.reset();
+    const deadlined = await start.gateway({ upstreamUrl: new URL(upstream.url), requestDeadlineMs: 500, upstreamRetries: 0 });
+    const list = apiKeyList(100);
+    // The first page at once; the second far later than the deadline, well inside the call's own timeout.
+    upstream.answer((request, index) => (index === 0 ? list(request) : { ...list(request), delayMs: 5_000 }));
+    const parts = (await allParts(await streamed(deadlined, CURSORS_STREAMED))).map(({ part }) => part);
+    expect(parts.at(-1)!.hasNext).toBe(false);
+    expect(merged(parts)).toEqual({
+      data: { apiKeys: { edges: plain.apiKeys.edges.slice(0, 25) } },
+      errors: [
+        {
+          message: 'The operation used up its deadline of 500 ms before the upstream service answered.',
+          locations: [{ line: 1, column: 25 }],
+          path: ['apiKeys', 'edges', 25],
+          extensions: { code: 'UPSTREAM_TIMEOUT' },
+        },
+      ],
+    });
+    expect(upstream.requests).toHaveLength(2);
   });
 
   it('stops the upstream walk when the client goes away: the page in flight is cancelled and no page after it is asked for', async ({
