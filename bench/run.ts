@@ -245,7 +245,7 @@ if (!args.smoke && !args['skip-peer']) {
 /** Rows 3, 4 and 5 of a gateway: one page of keys, four upstream pages, a mutation. */
 const gatewayRows = (server: Proc, suffix: string, label: string): Row[] => [
   { id: `3${suffix}`, what: `${label}: apiKeys(first: 25)`, server, job: graphql(server, apiKeysQuery(25)) },
-  { id: `4${suffix}`, what: `${label}: apiKeys(first: 100), 4 upstream pages`, server, job: graphql(server, apiKeys100) },
+  { id: `4${suffix}`, what: `${label}: apiKeys(first: 100), all 62 keys in 3 upstream pages`, server, job: graphql(server, apiKeys100) },
   { id: `5${suffix}`, what: `${label}: createFolder`, server, job: graphql(server, createFolder) },
 ];
 
