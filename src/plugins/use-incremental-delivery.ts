@@ -13,6 +13,7 @@ import { isAsyncIterable, mapAsyncIterator, maskError, type Plugin } from 'graph
 import { defaultSettings } from '../config/settings.js';
 import { limitExceeded, withErrorsMapped } from '../errors.js';
 import { acceptsAnyOf } from '../http/accept.js';
+import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 export interface IncrementalDeliveryOptions {
   /** `@defer` and `@stream` in an operation, the fragments it spreads included (MAX_INCREMENTAL_DIRECTIVES). @default 4 */
@@ -90,8 +91,6 @@ export function useIncrementalDelivery({
   };
 }
 
-const isIncrementalDirective = (node: DirectiveNode) => node.name.value === 'defer' || node.name.value === 'stream';
-
 function boundsRule(maxDirectives: number, maxInitialCount: number): ValidationRule {
   return (context) => ({
     OperationDefinition(operation) {
@@ -162,24 +161,6 @@ function initialCountFromVariables(
     }
   }
   return undefined;
-}
-
-/** The `@defer` and `@stream` of each document, found once per document (useDocumentCache keeps them). */
-const found = new WeakMap<DocumentNode, DirectiveNode[]>();
-
-function incrementalDirectivesOf(document: DocumentNode): DirectiveNode[] {
-  let directives = found.get(document);
-  if (directives === undefined) {
-    const collected: DirectiveNode[] = [];
-    visit(document, {
-      Directive(node) {
-        if (isIncrementalDirective(node)) collected.push(node);
-      },
-    });
-    directives = collected;
-    found.set(document, directives);
-  }
-  return directives;
 }
 
 /** Each document without its `@defer` and `@stream`, made once and released with it. */

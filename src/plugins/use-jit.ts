@@ -1,7 +1,6 @@
 import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
-  BREAK,
   type DocumentNode,
   GraphQLError,
   getOperationAST,
@@ -11,6 +10,7 @@ import {
   valueFromASTUntyped,
   visit,
 } from 'graphql';
+import { incrementalDirectivesOf } from '../schema/incremental-delivery.js';
 
 /**
  * Executes each operation through a function graphql-jit compiled for its document (cached per
@@ -36,7 +36,7 @@ export function useJit(): Plugin {
     ...jit,
     onValidate: ({ addValidationRule }) => addValidationRule(KnownOperationTypesRule),
     onExecute: (payload) => {
-      if (isIncremental(payload.args.document)) return;
+      if (incrementalDirectivesOf(payload.args.document).length > 0) return;
       payload.args.variableValues = withDeclaredDefaults(payload.args.document, payload.args.operationName, payload.args.variableValues);
       payload.args.document = documentPerOperation(payload.args.document, payload.args.operationName);
       void jit.onExecute!(payload);
@@ -56,24 +56,6 @@ export function useJit(): Plugin {
       };
     },
   };
-}
-
-/** Whether each document carries `@defer` or `@stream`, learnt once per document (useDocumentCache keeps them). */
-const incremental = new WeakMap<DocumentNode, boolean>();
-
-function isIncremental(document: DocumentNode): boolean {
-  let found = incremental.get(document);
-  if (found !== undefined) return found;
-  found = false;
-  visit(document, {
-    Directive(node) {
-      if (node.name.value !== 'defer' && node.name.value !== 'stream') return;
-      found = true;
-      return BREAK;
-    },
-  });
-  incremental.set(document, found);
-  return found;
 }
 
 const documentCopies = new WeakMap<DocumentNode, Map<string, DocumentNode>>();

@@ -1,5 +1,7 @@
 import {
   DirectiveLocation,
+  type DirectiveNode,
+  type DocumentNode,
   type FieldNode,
   GraphQLBoolean,
   GraphQLDirective,
@@ -10,6 +12,7 @@ import {
   getDirectiveValues,
   Kind,
   type SelectionSetNode,
+  visit,
 } from 'graphql';
 
 /*
@@ -85,4 +88,27 @@ function collectStreamed(selectionSet: SelectionSetNode, info: GraphQLResolveInf
       if (fragment) collectStreamed(fragment.selectionSet, info, streamed, spread);
     }
   }
+}
+
+/** Whether a directive node is `@defer` or `@stream`. */
+export const isIncrementalDirective = (node: DirectiveNode): boolean =>
+  node.name.value === deferDirective.name || node.name.value === 'stream';
+
+/** The `@defer` and `@stream` of each document, found once per document (useDocumentCache keeps them). */
+const incrementalDirectives = new WeakMap<DocumentNode, DirectiveNode[]>();
+
+/** The `@defer` and `@stream` directives a document holds, in document order: none for most documents. */
+export function incrementalDirectivesOf(document: DocumentNode): readonly DirectiveNode[] {
+  let directives = incrementalDirectives.get(document);
+  if (directives === undefined) {
+    const collected: DirectiveNode[] = [];
+    visit(document, {
+      Directive(node) {
+        if (isIncrementalDirective(node)) collected.push(node);
+      },
+    });
+    directives = collected;
+    incrementalDirectives.set(document, directives);
+  }
+  return directives;
 }
