@@ -1,15 +1,6 @@
 import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import {
-  type DocumentNode,
-  GraphQLError,
-  getOperationAST,
-  Kind,
-  type Source,
-  type ValidationRule,
-  valueFromASTUntyped,
-  visit,
-} from 'graphql';
+import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
 import { incrementalDirectivesOf } from '../schema/incremental-delivery.js';
 
 /**
