@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import type { RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeInEachStore } from '../support/state-modes.js';
 
@@ -18,18 +16,9 @@ const post = (gateway: RunningGateway, body: unknown, headers: Record<string, st
     body: JSON.stringify(body),
   });
 
-describeInEachStore('the rate limit', (redisUrl) => {
-  const start = async (servers: Start, options: StartOptions = {}): Promise<{ upstream: RecordingUpstream; gateway: RunningGateway }> => {
-    const upstream = await servers.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
-    const gateway = await servers.gateway({
-      upstreamUrl: new URL(upstream.url),
-      redisUrl: redisUrl(),
-      redisKeyPrefix: `test-${randomUUID()}:`,
-      rateLimitOperations: 3,
-      ...options,
-    });
-    return { upstream, gateway };
-  };
+describeInEachStore('the rate limit', (startInStore) => {
+  const start = (servers: Start, options: StartOptions = {}) =>
+    startInStore(servers, () => ({ body: apiKeyPage(apiKeys(1)) }), { rateLimitOperations: 3, ...options });
 
   test('refuses the operation past the limit with 429, Retry-After, the RateLimit headers and RATE_LIMITED, before anything goes upstream', async ({
     start: servers,

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
-import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { envelope } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 import { describeInEachStore } from '../support/state-modes.js';
 
@@ -28,19 +27,9 @@ async function lookups(gateway: RunningGateway): Promise<Record<string, number>>
   );
 }
 
-describeInEachStore('the read cache', (redisUrl) => {
+describeInEachStore('the read cache', (startInStore) => {
   /** A gateway with a cache of a minute (unless `options` say otherwise), keys of its own, over an upstream of its own. */
-  const start = async (servers: Start, options: StartOptions = {}): Promise<{ upstream: RecordingUpstream; gateway: RunningGateway }> => {
-    const upstream = await servers.upstream(changingKeys);
-    const gateway = await servers.gateway({
-      upstreamUrl: new URL(upstream.url),
-      redisUrl: redisUrl(),
-      redisKeyPrefix: `test-${randomUUID()}:`,
-      cacheTtlMs: 60_000,
-      ...options,
-    });
-    return { upstream, gateway };
-  };
+  const start = (servers: Start, options: StartOptions = {}) => startInStore(servers, changingKeys, { cacheTtlMs: 60_000, ...options });
 
   test('answers a read the same caller repeats from the cache, without an upstream call', async ({ start: servers }) => {
     const { upstream, gateway } = await start(servers);
