@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { BatchHttpLink } from '@apollo/client/link/batch-http';
@@ -6,6 +5,7 @@ import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom, tap } from 'rxjs';
 import { describe, expect } from 'vitest';
+import { sha256 } from '../support/apq.js';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 import { keyNamesQuery } from '../support/incremental.js';
@@ -143,7 +143,7 @@ describe('Apollo Client', () => {
   it('sends a known query by hash alone with PersistedQueryLink: hash, then text once, then hash by GET', async ({ gateway }) => {
     const sent: SentRequest[] = [];
     const link = ApolloLink.from([
-      new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex'), useGETForHashedQueries: true }),
+      new PersistedQueryLink({ sha256, useGETForHashedQueries: true }),
       new HttpLink({ uri: gateway.url, headers, fetch: recordingFetch(sent) }),
     ]);
     const query = gql`
@@ -247,7 +247,7 @@ describe('Apollo Client', () => {
 
     it('streams a query sent by hash alone with PersistedQueryLink (automatic persisted queries)', async ({ gateway }) => {
       const chunks: Array<{ hasNext?: boolean; edges?: number }> = [];
-      const persisted = () => new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex') });
+      const persisted = () => new PersistedQueryLink({ sha256 });
       // The first client registers the text; the second sends the hash alone.
       await streamingClient(gateway.url, [], [persisted()]).query({ query: STREAMED_KEYS });
       const result = await streamingClient(gateway.url, chunks, [persisted()]).query({ query: STREAMED_KEYS });

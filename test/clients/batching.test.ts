@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { apqEntryBytes } from '../../src/state/persisted-queries.js';
+import { apqExtensions, sha256 } from '../support/apq.js';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox, test } from '../support/fixtures.js';
 
@@ -16,8 +16,6 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as unknown };
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('a batch', () => {
   it('is answered with an array, in the order of the operations', async ({ gateway }) => {
@@ -84,12 +82,11 @@ describe('a batch', () => {
 
 describe('automatic persisted queries', () => {
   const QUERY = 'query Apq { apiKeys(first: 1) { nodes { id } } }';
-  const persisted = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
 
   it('answer an unknown hash PERSISTED_QUERY_NOT_FOUND, register it with its text, then run it by hash alone, by GET too', async ({
     gateway,
   }) => {
-    const extensions = persisted(sha256(QUERY));
+    const extensions = apqExtensions(QUERY);
     expect(await post(gateway.url, { extensions })).toEqual({
       status: 404,
       body: { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] },
@@ -107,7 +104,7 @@ describe('automatic persisted queries', () => {
       [123, 'number'],
       [false, 'boolean'],
     ] as const) {
-      expect(await post(gateway.url, { query, extensions: persisted(sha256(String(query))) })).toEqual({
+      expect(await post(gateway.url, { query, extensions: apqExtensions(String(query)) })).toEqual({
         status: 400,
         body: { errors: [{ message: `Expected "query" param to be a string, but given ${type}.`, extensions: { code: 'BAD_REQUEST' } }] },
       });
@@ -115,7 +112,7 @@ describe('automatic persisted queries', () => {
   });
 
   it('refuse a text whose hash is not the one sent, and register nothing', async ({ gateway }) => {
-    const extensions = persisted(sha256('query Other { __typename }'));
+    const extensions = apqExtensions('query Other { __typename }');
     expect(await post(gateway.url, { query: QUERY, extensions })).toEqual({
       status: 400,
       body: { errors: [{ message: 'PersistedQueryMismatch', extensions: { code: 'PERSISTED_QUERY_MISMATCH' } }] },
@@ -131,7 +128,7 @@ describe('the persisted query store', () => {
     // Room for the larger entry alone.
     const gateway = await start.gateway({ upstreamUrl: new URL(sandbox.url), apqStoreBytes: apqEntryBytes(sha256(b), b) });
     const run = (query: string, withText: boolean) =>
-      post(gateway.url, { ...(withText ? { query } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } });
+      post(gateway.url, { ...(withText ? { query } : {}), extensions: apqExtensions(query) });
     expect((await run(a, true)).status).toBe(200);
     expect((await run(a, false)).status).toBe(200);
     expect((await run(b, true)).status).toBe(200);
@@ -142,7 +139,7 @@ describe('the persisted query store', () => {
     const sandbox = await start.sandbox();
     const manifest = new URL('../../examples/generated/persisted-documents.json', import.meta.url).pathname;
     const gateway = await start.gateway({ upstreamUrl: new URL(sandbox.url), trustedDocuments: [manifest] });
-    const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(QUERY_TEXT) } };
+    const extensions = apqExtensions(QUERY_TEXT);
     const registering = await post(gateway.url, { query: QUERY_TEXT, extensions });
     expect(registering.status).toBe(400);
     expect(JSON.stringify(registering.body)).toContain('TRUSTED_DOCUMENT_REQUIRED');

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { captureLogs, lineBase } from '../ops/capture.js';
+import { apqExtensions } from '../support/apq.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
@@ -26,7 +26,6 @@ const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), {
 const APP = { 'apollographql-client-name': 'web-app', 'apollographql-client-version': '1.4.2' };
 const JSON_POST = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
 const query = (text: string) => `?query=${encodeURIComponent(text)}`;
-const unknownHash = createHash('sha256').update('never sent').digest('hex');
 
 interface Refusal {
   name: string;
@@ -71,7 +70,7 @@ const REFUSALS: Refusal[] = [
     request: {
       method: 'POST',
       headers: { ...JSON_POST, ...AUTH },
-      body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: unknownHash } } }),
+      body: JSON.stringify({ extensions: apqExtensions('never sent') }),
     },
     status: 404,
     code: 'PERSISTED_QUERY_NOT_FOUND',

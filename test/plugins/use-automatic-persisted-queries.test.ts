@@ -1,16 +1,14 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useAutomaticPersistedQueries } from '../../src/plugins/use-automatic-persisted-queries.js';
 import { apqEntryBytes, InProcessPersistedQueries } from '../../src/state/persisted-queries.js';
+import { apqExtensions, sha256 } from '../support/apq.js';
 import { heapAfterGc } from '../support/heap.js';
 import { answerTo, ENDPOINT, post, send, yogaWith } from '../support/yoga.js';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const persisted = (text: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(text) } });
 /** What Apollo's PersistedQueryLink and urql's persistedExchange send first: the hash alone. */
-const hashOnly = (text: string) => ({ extensions: persisted(text) });
+const hashOnly = (text: string) => ({ extensions: apqExtensions(text) });
 /** What they send after PERSISTED_QUERY_NOT_FOUND: the text with its hash. */
-const withText = (text: string) => ({ query: text, extensions: persisted(text) });
+const withText = (text: string) => ({ query: text, extensions: apqExtensions(text) });
 
 const NOT_FOUND = {
   status: 404,
@@ -29,13 +27,13 @@ describe('useAutomaticPersistedQueries', () => {
   it('runs a registered hash sent by GET, as Apollo sends hashed queries', async () => {
     const yoga = yogaWith([useAutomaticPersistedQueries()]);
     await post(yoga, withText(HELLO));
-    const answer = await send(yoga, `${ENDPOINT}?extensions=${encodeURIComponent(JSON.stringify(persisted(HELLO)))}`);
+    const answer = await send(yoga, `${ENDPOINT}?extensions=${encodeURIComponent(JSON.stringify(apqExtensions(HELLO)))}`);
     expect([answer.status, answer.body]).toEqual([200, { data: { hello: 'Hello world' } }]);
   });
 
   it('refuses a text that does not have the hash sent with it, and registers nothing', async () => {
     const yoga = yogaWith([useAutomaticPersistedQueries()]);
-    expect(await answerTo(yoga, { query: '{ text(length: 1) }', extensions: persisted(HELLO) })).toEqual({
+    expect(await answerTo(yoga, { query: '{ text(length: 1) }', extensions: apqExtensions(HELLO) })).toEqual({
       status: 400,
       body: { errors: [{ message: 'PersistedQueryMismatch', extensions: { code: 'PERSISTED_QUERY_MISMATCH' } }] },
     });
@@ -65,7 +63,7 @@ describe('useAutomaticPersistedQueries', () => {
       [123, 'number'],
       [true, 'boolean'],
     ] as const) {
-      expect(await answerTo(yoga, { query, extensions: persisted(String(query)) })).toEqual({
+      expect(await answerTo(yoga, { query, extensions: apqExtensions(String(query)) })).toEqual({
         status: 400,
         body: { errors: [{ message: `Expected "query" param to be a string, but given ${type}.`, extensions: { code: 'BAD_REQUEST' } }] },
       });

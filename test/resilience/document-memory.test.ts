@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
+import { apqExtensions } from '../support/apq.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { heapAfterGc } from '../support/heap.js';
@@ -88,8 +88,7 @@ describe('documents sent without a token', () => {
 });
 
 describe('automatic persisted queries registered without a token', () => {
-  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-  const persisted = (text: string) => ({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } });
+  const persisted = (text: string) => ({ extensions: apqExtensions(text) });
   const register = (text: string) => ({ query: text, ...persisted(text) });
   const postBody = (gateway: RunningGateway, body: unknown) =>
     fetch(gateway.url, {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { apqExtensions } from '../support/apq.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type ChildGateway, spawnGateway } from '../support/child-gateway.js';
 import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
@@ -54,7 +54,7 @@ describeWithRedis('replicas sharing one Redis', () => {
   it('find a persisted query registered through the other', async () => {
     const [one, two] = replicas as [ChildGateway, ChildGateway];
     const text = '{ apiKeys(first: 1) { nodes { id } } }';
-    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(text).digest('hex') } };
+    const extensions = apqExtensions(text);
     const send = (replica: ChildGateway, body: object) =>
       fetch(`http://127.0.0.1:${replica.port}/graphql`, {
         method: 'POST',
