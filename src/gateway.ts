@@ -158,7 +158,7 @@ export function createGateway({
     useUpstreamShapeErrors(),
     // onParams after the summary's, which names the operation it refuses, and before anything is parsed,
     // registered or answered from the cache; a document too large was refused for nothing already.
-    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, trustProxyHops: settings.trustProxyHops }) : undefined,
+    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, ...settings }) : undefined,
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // onRequest answers, before any GraphQL work: the request never reaches parsing.
@@ -168,9 +168,9 @@ export function createGateway({
     servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
-    trustedDocuments || settings.apqStoreBytes === 0 ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
+    trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
-    settings.cacheTtlMs > 0
+    state.responseCache
       ? useResponseCache({
           cache: state.responseCache,
           cacheTtlMs: settings.cacheTtlMs,

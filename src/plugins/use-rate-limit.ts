@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { defaultSettings } from '../config/settings.js';
 import { isBearer } from '../context.js';
 import { ErrorCode } from '../errors.js';
 import { callerKeyOf } from '../state/caller-key.js';
@@ -11,7 +12,11 @@ export interface RateLimitOptions {
   limiter: OperationLimiter;
   /** Proxies whose `X-Forwarded-For` entries are believed (TRUST_PROXY_HOPS). @default 0 */
   trustProxyHops?: number;
+  /** Lexical tokens read when telling whether a refused text is introspection, as parsing counts them (MAX_TOKENS). @default 1000 */
+  maxTokens?: number;
 }
+
+const DEFAULTS = defaultSettings();
 
 /** Text that may belong to an introspection query: only such a text is parsed to tell. */
 const MAY_INTROSPECT = /__(schema|type)\b/;
@@ -27,11 +32,15 @@ const MAY_INTROSPECT = /__(schema|type)\b/;
  * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
  * the same). `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
  */
-export function useRateLimit({ limiter, trustProxyHops = 0 }: RateLimitOptions): Plugin {
+export function useRateLimit({
+  limiter,
+  trustProxyHops = DEFAULTS.trustProxyHops,
+  maxTokens = DEFAULTS.maxTokens,
+}: RateLimitOptions): Plugin {
   return {
     onParams: ({ params, request, context }) => {
       const decide = (decision: RateDecision) => {
-        if (!decision.allowed && !introspectsOnly(params)) throw rateLimited(decision);
+        if (!decision.allowed && !introspectsOnly(params, maxTokens)) throw rateLimited(decision);
       };
       // Counted in this process, the decision comes at once, and the request pays for no promise.
       const decision = limiter.take(callerOf(request, context as { req?: IncomingMessage }, trustProxyHops), 1);
@@ -53,12 +62,16 @@ function callerOf(request: Request, context: { req?: IncomingMessage }, trustPro
   return `address:${address ?? context.req?.socket.remoteAddress ?? 'unknown'}`;
 }
 
-/** Whether a refused operation is introspection, which is never limited: parsed here, for a refusal whose text may be one. */
-function introspectsOnly({ query, operationName }: GraphQLParams): boolean {
+/**
+ * Whether a refused operation is introspection, which is never limited: parsed here, for a refusal
+ * whose text may be one, within MAX_TOKENS as every parse is, so that a refusal never costs more
+ * than an operation served.
+ */
+function introspectsOnly({ query, operationName }: GraphQLParams, maxTokens: number): boolean {
   if (typeof query !== 'string' || !MAY_INTROSPECT.test(query)) return false;
   let operation: OperationDefinitionNode | null | undefined;
   try {
-    operation = getOperationAST(parse(query), operationName);
+    operation = getOperationAST(parse(query, { maxTokens }), operationName);
   } catch {
     return false;
   }
@@ -68,7 +81,7 @@ function introspectsOnly({ query, operationName }: GraphQLParams): boolean {
   );
 }
 
-function rateLimited({ limit, resetSeconds }: RateDecision): GraphQLError {
+function rateLimited({ limit, remaining, resetSeconds }: RateDecision): GraphQLError {
   return new GraphQLError(
     `Too many operations: at most ${limit} per caller in each window (RATE_LIMIT_OPERATIONS). Retry after ${resetSeconds} s.`,
     {
@@ -80,7 +93,7 @@ function rateLimited({ limit, resetSeconds }: RateDecision): GraphQLError {
           headers: {
             'retry-after': String(resetSeconds),
             'ratelimit-limit': String(limit),
-            'ratelimit-remaining': '0',
+            'ratelimit-remaining': String(remaining),
             'ratelimit-reset': String(resetSeconds),
           },
         },

@@ -44,7 +44,9 @@ export class InProcessResponseCache implements ResponseCache {
     const answers = this.#callers.get(caller) ?? new Map<string, Answer>();
     for (const [key, { expires }] of answers) if (expires <= now) answers.delete(key);
     answers.set(request, { body, expires: now + ttlMs });
-    // Set again, so that the cache measures the caller's answers as they now are.
+    // Taken out and set again, so that the cache measures the caller's answers as they now are:
+    // lru-cache sizes an entry only when it is set with another value than the one it holds.
+    this.#callers.delete(caller);
     this.#callers.set(caller, answers);
   }
 

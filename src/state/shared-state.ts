@@ -9,8 +9,10 @@ import { StoreFailures } from './store-failures.js';
 
 /** What outlives a request, behind one interface per kind whether it lives in this process or in Redis. */
 export interface SharedState {
-  responseCache: ResponseCache;
-  persistedQueries: PersistedQueryStore;
+  /** Undefined when CACHE_TTL_MS is 0. */
+  responseCache: ResponseCache | undefined;
+  /** Undefined when APQ_STORE_BYTES is 0. */
+  persistedQueries: PersistedQueryStore | undefined;
   /** Undefined when RATE_LIMIT_OPERATIONS is 0. */
   operationLimiter: OperationLimiter | undefined;
   /**
@@ -33,10 +35,12 @@ export type StateSettings = SectionSettings<'state'> & Pick<Settings, 'apqStoreB
  */
 export function openSharedState(settings: StateSettings, { logger, registry }: { logger: Logger; registry: Registry }): SharedState {
   const limits = settings.rateLimitOperations > 0 ? settings : undefined;
+  const caching = settings.cacheTtlMs > 0;
+  const persisting = settings.apqStoreBytes > 0;
   if (!settings.redisUrl) {
     return {
-      responseCache: new InProcessResponseCache(settings.cacheBytes),
-      persistedQueries: new InProcessPersistedQueries(settings.apqStoreBytes),
+      responseCache: caching ? new InProcessResponseCache(settings.cacheBytes) : undefined,
+      persistedQueries: persisting ? new InProcessPersistedQueries(settings.apqStoreBytes) : undefined,
       operationLimiter: limits && operationLimiter(limits),
       connected: async () => {},
       close: async () => {},
@@ -48,8 +52,8 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
   redis.on('error', () => {});
   const prefix = settings.redisKeyPrefix;
   return {
-    responseCache: new RedisResponseCache(redis, prefix, failures),
-    persistedQueries: new RedisPersistedQueries(redis, prefix, failures),
+    responseCache: caching ? new RedisResponseCache(redis, prefix, failures) : undefined,
+    persistedQueries: persisting ? new RedisPersistedQueries(redis, prefix, failures) : undefined,
     operationLimiter: limits && operationLimiter(limits, { redis, prefix, failures }),
     connected: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
     close: async () => {

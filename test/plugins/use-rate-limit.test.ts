@@ -65,6 +65,13 @@ describe('useRateLimit', () => {
     expect((await post(yoga, { query: '{ __typename hello }' })).status).toBe(429);
   });
 
+  it('reads a refused text for introspection within maxTokens, as every parse is: past them it is refused unread', async () => {
+    const { fake } = limiter(0);
+    const introspection = { query: '{ __schema { queryType { name } } }' };
+    expect((await post(yogaWith([useRateLimit({ limiter: fake, maxTokens: 9 })]), introspection)).status).toBe(200);
+    expect((await post(yogaWith([useRateLimit({ limiter: fake, maxTokens: 8 })]), introspection)).status).toBe(429);
+  });
+
   it('keys a caller without a token by address: X-Forwarded-For only trustProxyHops entries from its end', async () => {
     const { fake, taken } = limiter(10);
     const headers = { 'x-forwarded-for': 'forged, 198.51.100.1, 203.0.113.5' };

@@ -12,7 +12,7 @@ import { describeWithRedis, type RedisServer, startRedis } from '../support/redi
  * REDIS_URL) and in a real redis-server. What differs between the two (sharing across replicas,
  * Redis failing) is tested below, on Redis alone.
  */
-const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheBytes: 1024 * 1024 };
+const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheTtlMs: 60_000, cacheBytes: 1024 * 1024 };
 const open = (redisUrl?: URL) =>
   openSharedState({ ...settings, redisUrl }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
 
@@ -27,31 +27,31 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
     afterAll(() => close());
 
     it('response cache: a caller finds its own answer again, another caller never does', async () => {
-      expect(await state.responseCache.get(alice, 'r1')).toBeUndefined();
-      await state.responseCache.set(alice, 'r1', '{"data":{"a":1}}', 60_000);
-      expect(await state.responseCache.get(alice, 'r1')).toBe('{"data":{"a":1}}');
-      expect(await state.responseCache.get(bob, 'r1')).toBeUndefined();
-      expect(await state.responseCache.get(alice, 'r2')).toBeUndefined();
+      expect(await state.responseCache!.get(alice, 'r1')).toBeUndefined();
+      await state.responseCache!.set(alice, 'r1', '{"data":{"a":1}}', 60_000);
+      expect(await state.responseCache!.get(alice, 'r1')).toBe('{"data":{"a":1}}');
+      expect(await state.responseCache!.get(bob, 'r1')).toBeUndefined();
+      expect(await state.responseCache!.get(alice, 'r2')).toBeUndefined();
     });
 
     it('response cache: an answer is gone after its time to live', async () => {
-      await state.responseCache.set(alice, 'short', 'x', 50);
-      expect(await state.responseCache.get(alice, 'short')).toBe('x');
+      await state.responseCache!.set(alice, 'short', 'x', 50);
+      expect(await state.responseCache!.get(alice, 'short')).toBe('x');
       await sleep(120);
-      expect(await state.responseCache.get(alice, 'short')).toBeUndefined();
+      expect(await state.responseCache!.get(alice, 'short')).toBeUndefined();
     });
 
     it("response cache: dropping a caller's answers leaves the others'", async () => {
-      await state.responseCache.set(alice, 'd1', 'a', 60_000);
-      await state.responseCache.set(bob, 'd1', 'b', 60_000);
-      await state.responseCache.dropCaller(alice);
-      expect([await state.responseCache.get(alice, 'd1'), await state.responseCache.get(bob, 'd1')]).toEqual([undefined, 'b']);
+      await state.responseCache!.set(alice, 'd1', 'a', 60_000);
+      await state.responseCache!.set(bob, 'd1', 'b', 60_000);
+      await state.responseCache!.dropCaller(alice);
+      expect([await state.responseCache!.get(alice, 'd1'), await state.responseCache!.get(bob, 'd1')]).toEqual([undefined, 'b']);
     });
 
     it('persisted queries: a document is found by its hash once registered', async () => {
-      expect(await state.persistedQueries.get('h1')).toBeUndefined();
-      await state.persistedQueries.set('h1', '{ __typename }');
-      expect(await state.persistedQueries.get('h1')).toBe('{ __typename }');
+      expect(await state.persistedQueries!.get('h1')).toBeUndefined();
+      await state.persistedQueries!.set('h1', '{ __typename }');
+      expect(await state.persistedQueries!.get('h1')).toBe('{ __typename }');
     });
 
     it('operation limits: a caller may take its allowance, a batch counting each operation, then is refused until the window ends', async () => {
@@ -72,6 +72,28 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
 contract('in process', async () => {
   const state = open();
   return { state, close: () => state.close() };
+});
+
+describe('in process, what only the process does', () => {
+  it('response cache: holds at most CACHE_BYTES, however many callers fill it and however often', async () => {
+    const state = open();
+    const body = 'x'.repeat(8 * 1024);
+    const callers = Array.from({ length: 50 }, (_, i) => callerKey(`Bearer filler-${i}`));
+    for (const caller of callers) for (let i = 0; i < 60; i++) await state.responseCache!.set(caller, `r${i}`, body, 60_000);
+    let kept = 0;
+    for (const caller of callers) for (let i = 0; i < 60; i++) if ((await state.responseCache!.get(caller, `r${i}`)) !== undefined) kept++;
+    // Two bytes a character: what is still served fits the budget (50 × 60 answers would be 47 MiB).
+    expect(kept).toBeGreaterThan(0);
+    expect(kept * 2 * body.length).toBeLessThanOrEqual(settings.cacheBytes);
+  });
+
+  it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT_OPERATIONS=0', () => {
+    const state = openSharedState(
+      { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimitOperations: 0 },
+      { logger: createLogger({ level: 'silent' }), registry: new Registry() },
+    );
+    expect([state.responseCache, state.persistedQueries, state.operationLimiter]).toEqual([undefined, undefined, undefined]);
+  });
 });
 
 describeWithRedis('in Redis', () => {
@@ -103,9 +125,9 @@ describeWithRedis('in Redis, what only Redis does', () => {
   it('is shared by every replica: what one stores or counts, the other sees, and two enforce one limit', async () => {
     const [one, two] = [await connected(), await connected()];
     try {
-      await one.responseCache.set(alice, 'shared', 'answer', 60_000);
-      await one.persistedQueries.set('shared-hash', '{ __typename }');
-      expect([await two.responseCache.get(alice, 'shared'), await two.persistedQueries.get('shared-hash')]).toEqual([
+      await one.responseCache!.set(alice, 'shared', 'answer', 60_000);
+      await one.persistedQueries!.set('shared-hash', '{ __typename }');
+      expect([await two.responseCache!.get(alice, 'shared'), await two.persistedQueries!.get('shared-hash')]).toEqual([
         'answer',
         '{ __typename }',
       ]);
@@ -124,7 +146,7 @@ describeWithRedis('in Redis, what only Redis does', () => {
     const inspector = new Redis(redis.url);
     try {
       const token = 'Bearer frank-secret-token';
-      await state.responseCache.set(callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
+      await state.responseCache!.set(callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
       await state.operationLimiter!.take(callerKey(token), 1);
       const keys = await inspector.keys('*');
       expect(keys.length).toBeGreaterThan(0);
@@ -164,9 +186,9 @@ describeWithRedis('in Redis, when Redis fails', () => {
     await state.connected();
     await redis.kill();
     const started = performance.now();
-    expect(await state.responseCache.get(alice, 'r')).toBeUndefined();
-    await state.responseCache.set(alice, 'r', 'x', 60_000);
-    expect(await state.persistedQueries.get('h')).toBeUndefined();
+    expect(await state.responseCache!.get(alice, 'r')).toBeUndefined();
+    await state.responseCache!.set(alice, 'r', 'x', 60_000);
+    expect(await state.persistedQueries!.get('h')).toBeUndefined();
     // The counter of this replica takes over: the caller still has a limit.
     const gina = callerKey('Bearer gina-token');
     for (let i = 0; i < 5; i++) expect((await state.operationLimiter!.take(gina, 1)).allowed).toBe(true);
@@ -187,8 +209,8 @@ describeWithRedis('in Redis, when Redis fails', () => {
 
     await redis.restart();
     await state.connected();
-    await state.persistedQueries.set('back', '{ __typename }');
-    expect(await state.persistedQueries.get('back')).toBe('{ __typename }');
+    await state.persistedQueries!.set('back', '{ __typename }');
+    expect(await state.persistedQueries!.get('back')).toBe('{ __typename }');
     await state.close();
   });
 
@@ -198,7 +220,7 @@ describeWithRedis('in Redis, when Redis fails', () => {
     redis.freeze();
     try {
       const started = performance.now();
-      expect(await state.responseCache.get(alice, 'r')).toBeUndefined();
+      expect(await state.responseCache!.get(alice, 'r')).toBeUndefined();
       const waited = performance.now() - started;
       expect(waited).toBeGreaterThanOrEqual(settings.redisCommandTimeoutMs - 5);
       expect(waited).toBeLessThan(settings.redisCommandTimeoutMs * 10);

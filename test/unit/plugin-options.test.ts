@@ -41,4 +41,21 @@ describe('a gateway made in code', () => {
       'Invalid configuration: HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS, which includes it.',
     );
   });
+
+  it('starts with APQ_STORE_BYTES=0, and a hash alone is then not looked up', async () => {
+    const gateway = createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), apqStoreBytes: 0 });
+    try {
+      const response = await gateway.yoga.fetch('http://gateway/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }),
+      });
+      expect([response.status, await response.json()]).toEqual([
+        200,
+        { errors: [{ message: 'Must provide query string.', extensions: { code: 'BAD_REQUEST' } }] },
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  });
 });
