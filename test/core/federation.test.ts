@@ -10,7 +10,7 @@ import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { rawHttp } from '../support/raw-http.js';
-import { apiKeyPage, apiKeys } from '../support/records.js';
+import { apiKeyList, apiKeyPage, apiKeys } from '../support/records.js';
 
 /**
  * FEDERATION=true: the gateway as one subgraph of a supergraph. Composed with
@@ -20,15 +20,7 @@ import { apiKeyPage, apiKeys } from '../support/records.js';
  */
 const SUBGRAPH_SDL = readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8');
 // The upstream's 62 keys, 25 a page, with the real service's next links.
-const it = gatewayOverUpstream(
-  (request) => {
-    const start = Number(request.query.cursor ?? 0);
-    const limit = Number(request.query.limit);
-    const page = apiKeys(Math.max(0, Math.min(limit, 62 - start)), start + 1);
-    return { body: apiKeyPage(page, start + limit < 62 ? start + limit : null) };
-  },
-  { federation: true, maxUpstreamCalls: 3 },
-);
+const it = gatewayOverUpstream(apiKeyList(62), { federation: true, maxUpstreamCalls: 3 });
 
 const ENTITIES = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on ApiKey { id name } } }';
 /** `count` ApiKey representations, k1 to k<count>. */

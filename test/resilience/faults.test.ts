@@ -4,7 +4,7 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
-import { apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
+import { apiKeyList, apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
 import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY } from './harness.js';
 
 /**
@@ -435,10 +435,8 @@ describe('deadline and cancellation', () => {
       breakerMinCalls: 10_000,
     });
     // Every page takes 200 ms, well inside the per-call timeout; four of them do not fit in 500 ms.
-    upstream.answer((request) => {
-      const at = Number(request.query.cursor ?? 0);
-      return { body: apiKeyPage(apiKeys(25, at + 1), at + 25), delayMs: 200 };
-    });
+    const keys = apiKeyList(Infinity);
+    upstream.answer((request) => ({ ...keys(request), delayMs: 200 }));
     const answer = await chained.graphql('{ apiKeys(first: 100) { nodes { id } } }', { headers: AUTH });
     expect(codes(answer)).toEqual(['UPSTREAM_TIMEOUT']);
     expect(answer.body.errors![0]!.message).toBe('The operation used up its deadline of 500 ms before the upstream service answered.');

@@ -3,17 +3,13 @@ import { encodeCursor } from '../../src/upstream/paging.js';
 import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
 import { type RunningGateway, startGateway } from '../support/gateway.js';
-import { envelope, type RecordingUpstream, type Script } from '../support/recording-upstream.js';
-import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
+import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyList, apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 import { codes } from './harness.js';
 
 /** Limits on what one request may ask for, each answered before the upstream is bothered. */
 /** Pages of as many keys as asked for, for as long as asked, each pointing to the next. */
-const endlessPages: Script = (request) => {
-  const at = Number(request.query.cursor ?? 0);
-  const limit = Number(request.query.limit);
-  return { body: apiKeyPage(apiKeys(limit, at + 1), at + limit) };
-};
+const endlessPages = apiKeyList(Infinity);
 
 const it = gatewayOverUpstream(endlessPages, { upstreamTimeoutMs: 1_000 }).extend(
   'production',
