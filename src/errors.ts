@@ -100,6 +100,14 @@ export function limitExceeded(limit: LimitName, max: number, message: string): G
 }
 
 /**
+ * `error` as the refusal of a whole operation before anything of it ran: HTTP 400, as a validation
+ * error gets for `application/graphql-response+json` (GraphQL over HTTP).
+ */
+export function refusedBeforeRunning(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+}
+
+/**
  * A new error at the same place in the answer as `place`: same path and locations. graphql-jit's
  * errors carry locations without the AST nodes they are computed from, so those are copied as well.
  */

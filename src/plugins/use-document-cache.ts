@@ -1,8 +1,8 @@
-import { type DocumentNode, GraphQLError, type Token } from 'graphql';
+import type { DocumentNode, Token } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { defaultSettings } from '../config/settings.js';
-import { limitExceeded } from '../errors.js';
+import { limitExceeded, refusedBeforeRunning } from '../errors.js';
 
 export interface DocumentCacheOptions {
   /** Largest document, in UTF-8 bytes of its text, refused before it is parsed (MAX_DOCUMENT_BYTES). @default 65536 */
@@ -56,7 +56,7 @@ export function useDocumentCache({
         maxDocumentBytes,
         `The document is larger than ${maxDocumentBytes} bytes (MAX_DOCUMENT_BYTES).`,
       );
-      throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+      throw refusedBeforeRunning(error);
     },
     onParse: ({ params, setParsedDocument }) => {
       if (!documents) return;

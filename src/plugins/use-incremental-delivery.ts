@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, maskError, type Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
-import { limitExceeded, withErrorsMapped } from '../errors.js';
+import { limitExceeded, refusedBeforeRunning, withErrorsMapped } from '../errors.js';
 import { acceptsAnyOf } from '../http/accept.js';
 import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
@@ -72,9 +72,7 @@ export function useIncrementalDelivery({
       }
       const error = initialCountFromVariables(args, directives, maxInitialCount);
       if (error) {
-        setResultAndStopExecution({
-          errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })],
-        });
+        setResultAndStopExecution({ errors: [refusedBeforeRunning(error)] });
         return;
       }
       (args as { signal?: AbortSignal }).signal = request.signal;

@@ -1,7 +1,6 @@
 import {
   type FieldNode,
   type FragmentDefinitionNode,
-  GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   getArgumentValues,
@@ -13,6 +12,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { refusedBeforeRunning } from '../errors.js';
 import type { RepresentationCount, UpstreamCallEstimate } from '../upstream/budget.js';
 
 /**
@@ -33,10 +33,7 @@ export function useUpstreamBudget(): Plugin<GatewayContext> {
       const { budget } = args.contextValue.caller;
       const error = budget.reserveRepresentations(representations) ?? budget.reserve(calls);
       if (!error) return;
-      // Nothing ran, like a validation error: 400 for application/graphql-response+json (GraphQL over HTTP).
-      setResultAndStopExecution({
-        errors: [new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } })],
-      });
+      setResultAndStopExecution({ errors: [refusedBeforeRunning(error)] });
     },
   };
 }
