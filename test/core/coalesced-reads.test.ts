@@ -11,32 +11,20 @@ const it = gatewayOverUpstream((request) =>
 );
 
 const KEYS = '{ apiKeys(first: 2) { nodes { id name } } }';
+/** KEYS's data, from the upstream's two keys. */
+const KEYS_DATA = {
+  apiKeys: {
+    nodes: [
+      { id: 'k1', name: 'Key 1' },
+      { id: 'k2', name: 'Key 2' },
+    ],
+  },
+};
 
 describe('coalesced reads', () => {
   it('share one upstream call between requests of one caller, and each gets the whole answer', async ({ gateway, upstream }) => {
     const answers = await Promise.all([gateway.graphql(KEYS, { headers: AUTH }), gateway.graphql(KEYS, { headers: AUTH })]);
-    expect(answers.map((answer) => answer.body)).toEqual([
-      {
-        data: {
-          apiKeys: {
-            nodes: [
-              { id: 'k1', name: 'Key 1' },
-              { id: 'k2', name: 'Key 2' },
-            ],
-          },
-        },
-      },
-      {
-        data: {
-          apiKeys: {
-            nodes: [
-              { id: 'k1', name: 'Key 1' },
-              { id: 'k2', name: 'Key 2' },
-            ],
-          },
-        },
-      },
-    ]);
+    expect(answers.map((answer) => answer.body)).toEqual([{ data: KEYS_DATA }, { data: KEYS_DATA }]);
     expect(upstream.requests).toHaveLength(1);
   });
 
@@ -61,19 +49,15 @@ describe('coalesced reads', () => {
       body: JSON.stringify({ query: KEYS }),
       signal: leaving.signal,
     }).catch((error: Error) => error.name);
-    await sleep(20);
+    // The call is in flight (and answers 100 ms after it arrived) before the second request comes.
+    await expect.poll(() => upstream.requests.length, { interval: 5 }).toBe(1);
     const staying = gateway.graphql(KEYS, { headers: AUTH });
+    // Nothing outside the gateway shows the second request joining the call; should it join only
+    // after the abort, it makes a second upstream call, and the test fails rather than passes.
     await sleep(20);
     leaving.abort();
     expect(await gone).toBe('AbortError');
-    expect((await staying).body.data).toEqual({
-      apiKeys: {
-        nodes: [
-          { id: 'k1', name: 'Key 1' },
-          { id: 'k2', name: 'Key 2' },
-        ],
-      },
-    });
+    expect((await staying).body.data).toEqual(KEYS_DATA);
     expect(upstream.requests).toHaveLength(1);
   });
 });
