@@ -170,23 +170,15 @@ export function streamedConnection<T>(
 ): StreamedConnection<T> {
   const walk = new ForwardWalk(pages, first, after);
   let inFlight: Promise<void> | undefined;
-  let failure: Promise<void> | undefined;
+  // Cleared when the page has arrived; a page that failed stays, rejected, so that every reader
+  // after is answered its error and the page is never asked for again.
   const step = (): Promise<void> => {
-    if (failure) return failure;
     inFlight ??= (async () => {
       signal?.throwIfAborted();
       await walk.step();
-    })().then(
-      () => {
-        inFlight = undefined;
-      },
-      (error: unknown) => {
-        failure = Promise.reject(error);
-        // Whoever reads it handles it; a walk nobody reads on must not fail the process.
-        failure.catch(() => {});
-        throw error;
-      },
-    );
+    })().then(() => {
+      inFlight = undefined;
+    });
     return inFlight;
   };
   const edges: AsyncIterable<Edge<T>> = {
