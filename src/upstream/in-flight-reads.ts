@@ -8,8 +8,8 @@ interface Shared<T> {
 /**
  * Identical reads in flight at the same time share one upstream call. The key must hold the caller's
  * credential (so that no caller ever shares another's answer) and the whole request; only reads are
- * ever joined, never a write. A request that goes away stops waiting at once; the call itself is
- * aborted only when every request waiting for it has gone.
+ * ever joined, never a write. A request that goes away no longer holds the call up: the call is
+ * aborted once every request waiting for it has gone, and until then it settles for all of them.
  */
 export class InFlightReads<T> {
   readonly #calls = new Map<string, Shared<T>>();
@@ -30,11 +30,9 @@ export class InFlightReads<T> {
     shared.waiting++;
     if (!signal) return shared.answer;
     if (signal.aborted) return this.#leave(shared);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => this.#leave(shared).catch(reject);
-      signal.addEventListener('abort', onAbort, { once: true });
-      shared.answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    const onAbort = () => void this.#leave(shared);
+    signal.addEventListener('abort', onAbort, { once: true });
+    return shared.answer.finally(() => signal.removeEventListener('abort', onAbort));
   }
 
   /** One waiter fewer; the last one to leave aborts the call, which then rejects for it. */
