@@ -114,8 +114,9 @@ describe('a compressed request body', () => {
     connection.socket.write(
       'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(connection.received()).toMatch(/^HTTP\/1\.1 415 Unsupported Media Type\r\n[\s\S]*"code":"UNSUPPORTED_CONTENT_ENCODING"/);
+    await expect
+      .poll(() => connection.received())
+      .toMatch(/^HTTP\/1\.1 415 Unsupported Media Type\r\n[\s\S]*"code":"UNSUPPORTED_CONTENT_ENCODING"/);
     connection.socket.destroy();
   });
 
