@@ -43,7 +43,7 @@ describe('apiKeys under @stream', () => {
     const plainCalls = sentUpstream(upstream.requests.splice(0));
     const response = await streamed(gateway, STREAMED);
     expect(response.headers.get('content-type')).toBe('multipart/mixed; boundary="-"');
-    const parts = (await allParts(response)).map(({ part }) => part);
+    const parts = await allParts(response);
     expect(parts.length).toBeGreaterThan(2);
     expect(merged(parts)).toEqual(plain.body);
     expect(sentUpstream(upstream.requests)).toEqual(plainCalls);
@@ -61,9 +61,7 @@ describe('apiKeys under @stream', () => {
     upstream.requests.length = 0;
     const plain = await gateway.graphql(PLAIN.replace('first: 100', `first: 60, after: "${after}"`), { headers: AUTH });
     const plainCalls = sentUpstream(upstream.requests.splice(0));
-    const parts = (await allParts(await streamed(gateway, STREAMED.replace('first: 100', `first: 60, after: "${after}"`)))).map(
-      ({ part }) => part,
-    );
+    const parts = await allParts(await streamed(gateway, STREAMED.replace('first: 100', `first: 60, after: "${after}"`)));
     expect(merged(parts)).toEqual(plain.body);
     expect(sentUpstream(upstream.requests)).toEqual(plainCalls);
   });
@@ -103,7 +101,7 @@ describe('apiKeys under @stream', () => {
         ? { status: 500, body: { success: false, result: null, errors: [{ message: 'database down' }], links: {} } }
         : list(request),
     );
-    const parts = (await allParts(await streamed(gateway, STREAMED))).map(({ part }) => part);
+    const parts = await allParts(await streamed(gateway, STREAMED));
     expect(parts.at(-1)!.hasNext).toBe(false);
     const failure = (path: Array<string | number>, column: number) => ({
       message: 'database down',
@@ -160,7 +158,7 @@ describe('apiKeys under @stream', () => {
     const list = apiKeyList(100);
     // The first page at once; the second far later than the deadline, well inside the call's own timeout.
     upstream.answer((request, index) => (index === 0 ? list(request) : { ...list(request), delayMs: 5_000 }));
-    const parts = (await allParts(await streamed(deadlined, CURSORS_STREAMED))).map(({ part }) => part);
+    const parts = await allParts(await streamed(deadlined, CURSORS_STREAMED));
     expect(parts.at(-1)!.hasNext).toBe(false);
     expect(merged(parts)).toEqual({
       data: { apiKeys: { edges: plain.apiKeys.edges.slice(0, 25) } },

@@ -4,7 +4,7 @@ import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useCompression } from '../../src/plugins/use-compression.js';
 import { partsOf } from '../support/incremental.js';
-import { answering, ENDPOINT, sendForBytes, yogaWith } from '../support/yoga.js';
+import { answering, ENDPOINT, postForParts, sendForBytes, yogaWith } from '../support/yoga.js';
 
 /** `{"data":{"text":"xx…"}}`: 20 bytes around the text. */
 const answerOf = (bytes: number) => JSON.stringify({ data: { text: 'x'.repeat(bytes - 20) } });
@@ -141,11 +141,7 @@ describe('useCompression', () => {
       },
     });
     const yoga = yogaWith([useDeferStream(), useCompression({ compressionMinBytes: 0 })], { schema });
-    const response = await yoga.fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'accept-encoding': 'gzip' },
-      body: JSON.stringify({ query: '{ items @stream(initialCount: 1) }' }),
-    });
+    const response = await postForParts(yoga, { query: '{ items @stream(initialCount: 1) }' }, { headers: { 'accept-encoding': 'gzip' } });
     expect(response.headers.get('content-encoding')).toBeNull();
     const parts = partsOf(response);
     expect((await parts.next()).value?.part).toEqual({ data: { items: ['x'.repeat(2000)] }, hasNext: true });

@@ -2,7 +2,7 @@ import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useIncrementalDelivery } from '../../src/plugins/use-incremental-delivery.js';
 import { allParts, merged, partsOf } from '../support/incremental.js';
-import { answerTo, ENDPOINT, post, send, yogaWith } from '../support/yoga.js';
+import { answerTo, ENDPOINT, post, postForParts, send, yogaWith } from '../support/yoga.js';
 
 /** How many items of `items` the resolver produced, and whether its generator was closed. */
 const produced = { items: 0, closed: false };
@@ -49,12 +49,6 @@ const schema = createSchema({
 
 const yoga = yogaWith([useIncrementalDelivery({ maxIncrementalDirectives: 2, maxInitialCount: 10 })], { schema, batching: true });
 
-const MULTIPART = { 'content-type': 'application/json', accept: 'multipart/mixed' };
-
-function stream(body: unknown, headers: Record<string, string> = MULTIPART, signal?: AbortSignal) {
-  return yoga.fetch(ENDPOINT, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
-}
-
 const refused = (limit: string, max: number, message: string) => ({
   status: 400,
   body: { errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit, max } }] },
@@ -68,20 +62,18 @@ beforeEach(() => {
 
 describe('useIncrementalDelivery', () => {
   it('answers @stream in parts as multipart/mixed: initialCount items first, the others after, merging into the whole list', async () => {
-    const response = await stream({ query: '{ items(count: 4) @stream(initialCount: 2) }' });
+    const response = await postForParts(yoga, { query: '{ items(count: 4) @stream(initialCount: 2) }' });
     expect(response.headers.get('content-type')).toBe('multipart/mixed; boundary="-"');
     // Asks an nginx in front not to buffer it.
     expect(response.headers.get('x-accel-buffering')).toBe('no');
-    const parts = (await allParts(response)).map(({ part }) => part);
+    const parts = await allParts(response);
     expect(parts[0]).toEqual({ data: { items: ['item 0', 'item 1'] }, hasNext: true });
     expect(parts.at(-1)!.hasNext).toBe(false);
     expect(merged(parts)).toEqual({ data: { items: ['item 0', 'item 1', 'item 2', 'item 3'] } });
   });
 
   it('answers @defer in parts, the deferred fragment after the rest', async () => {
-    const parts = (await allParts(await stream({ query: '{ items(count: 1) ... @defer(label: "late") { slow } }' }))).map(
-      ({ part }) => part,
-    );
+    const parts = await allParts(await postForParts(yoga, { query: '{ items(count: 1) ... @defer(label: "late") { slow } }' }));
     expect(parts).toEqual([
       { data: { items: ['item 0'] }, hasNext: true },
       { incremental: [{ data: { slow: 'late' }, path: [], label: 'late' }], hasNext: false },
@@ -149,7 +141,7 @@ describe('useIncrementalDelivery', () => {
   });
 
   it('masks an unexpected error in a later part as Yoga masks one in the first', async () => {
-    const parts = (await allParts(await stream({ query: '{ broken @stream(initialCount: 1) { name secret } }' }))).map(({ part }) => part);
+    const parts = await allParts(await postForParts(yoga, { query: '{ broken @stream(initialCount: 1) { name secret } }' }));
     expect(JSON.stringify(parts)).not.toContain('internal detail');
     expect(merged(parts)).toEqual({
       data: {
@@ -173,7 +165,7 @@ describe('useIncrementalDelivery', () => {
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
     const client = new AbortController();
-    const parts = partsOf(await stream({ query: '{ items(count: 100) @stream(initialCount: 2) }' }, MULTIPART, client.signal));
+    const parts = partsOf(await postForParts(yoga, { query: '{ items(count: 100) @stream(initialCount: 2) }' }, { signal: client.signal }));
     expect((await parts.next()).value?.part).toEqual({ data: { items: ['item 0', 'item 1'] }, hasNext: true });
     client.abort();
     open();

@@ -2,7 +2,7 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { describe, expect, it } from 'vitest';
 import { useJit } from '../../src/plugins/use-jit.js';
 import { allParts } from '../support/incremental.js';
-import { ENDPOINT, post, yogaWith } from '../support/yoga.js';
+import { post, postForParts, yogaWith } from '../support/yoga.js';
 
 describe('useJit', () => {
   const yoga = yogaWith([useJit()]);
@@ -86,12 +86,8 @@ describe('useJit', () => {
 
   it("leaves an operation with @defer or @stream to Yoga's executor, which answers it in parts; the others stay compiled", async () => {
     const streaming = yogaWith([useDeferStream(), useJit()]);
-    const response = await streaming.fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
-      body: JSON.stringify({ query: '{ hello ... @defer { text(length: 2) } }' }),
-    });
-    expect((await allParts(response)).map(({ part }) => part)).toEqual([
+    const response = await postForParts(streaming, { query: '{ hello ... @defer { text(length: 2) } }' });
+    expect(await allParts(response)).toEqual([
       { data: { hello: 'Hello world' }, hasNext: true },
       { incremental: [{ data: { text: 'xx' }, path: [] }], hasNext: false },
     ]);

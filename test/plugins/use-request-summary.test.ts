@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { allParts, partsOf } from '../support/incremental.js';
-import { ENDPOINT, post, send, UUID, yogaWith } from '../support/yoga.js';
+import { ENDPOINT, post, postForParts, send, UUID, yogaWith } from '../support/yoga.js';
 
 describe('useRequestSummary', () => {
   const summaries: RequestSummary[] = [];
@@ -224,12 +224,11 @@ describe('useRequestSummary, for an answer in parts', () => {
     context: () => ({ caller: { upstreamStatuses: [200, 200] } }),
   });
   const streamed = (signal?: AbortSignal) =>
-    yoga.fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-request-id': 'parts-1' },
-      body: JSON.stringify({ query: 'query Items { items @stream(initialCount: 1) { n found } }' }),
-      ...(signal ? { signal } : {}),
-    });
+    postForParts(
+      yoga,
+      { query: 'query Items { items @stream(initialCount: 1) { n found } }' },
+      { headers: { 'x-request-id': 'parts-1' }, signal },
+    );
   beforeEach(() => {
     summaries.length = 0;
     gate = undefined;

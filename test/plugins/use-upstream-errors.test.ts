@@ -6,7 +6,7 @@ import { useJit } from '../../src/plugins/use-jit.js';
 import { useUpstreamErrors } from '../../src/plugins/use-upstream-errors.js';
 import { upstreamFailure, upstreamUnavailable } from '../../src/upstream/errors.js';
 import { allParts, merged } from '../support/incremental.js';
-import { ENDPOINT, post, yogaWith } from '../support/yoga.js';
+import { post, postForParts, yogaWith } from '../support/yoga.js';
 
 /** Root fields that fail as the upstream client makes them fail. */
 const schema = createSchema({
@@ -105,12 +105,8 @@ describe('useUpstreamErrors', () => {
 
   it('puts them into a later part of an answer in parts (@stream) too, at the item that failed', async () => {
     const streaming = yogaWith([useDeferStream(), useUpstreamErrors()], { schema });
-    const response = await streaming.fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
-      body: JSON.stringify({ query: '{ list @stream(initialCount: 1) }' }),
-    });
-    expect(merged((await allParts(response)).map(({ part }) => part))).toEqual({
+    const response = await postForParts(streaming, { query: '{ list @stream(initialCount: 1) }' });
+    expect(merged(await allParts(response))).toEqual({
       data: { list: ['first', null] },
       errors: rejected(1, 3).map((error) => ({ ...error, path: ['list', 1] })),
     });

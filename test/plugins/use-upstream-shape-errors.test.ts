@@ -4,7 +4,7 @@ import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useUpstreamShapeErrors } from '../../src/plugins/use-upstream-shape-errors.js';
 import { allParts, merged } from '../support/incremental.js';
-import { ENDPOINT, post, yogaWith } from '../support/yoga.js';
+import { post, postForParts, yogaWith } from '../support/yoga.js';
 
 /** Root fields hand out records "from the upstream", some of which do not fit the schema. */
 const schema = createSchema({
@@ -108,12 +108,8 @@ describe('useUpstreamShapeErrors', () => {
 
   it('names a record that does not fit in a later part of an answer in parts (@stream) too', async () => {
     const streaming = yogaWith([useDeferStream(), useUpstreamShapeErrors()], { schema });
-    const response = await streaming.fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
-      body: JSON.stringify({ query: '{ records @stream(initialCount: 1) { label name } }' }),
-    });
-    expect(merged((await allParts(response)).map(({ part }) => part))).toEqual({
+    const response = await postForParts(streaming, { query: '{ records @stream(initialCount: 1) { label name } }' });
+    expect(merged(await allParts(response))).toEqual({
       data: { records: [{ label: 'first', name: 'a' }] },
       errors: [badResponse('records.name', ['records', 1, 'name'], 44)],
     });

@@ -50,10 +50,10 @@ export async function* partsOf(response: Response): AsyncGenerator<ArrivedPart> 
   }
 }
 
-/** Every part of a multipart/mixed answer, read to its end. */
-export async function allParts(response: Response): Promise<ArrivedPart[]> {
-  const parts: ArrivedPart[] = [];
-  for await (const part of partsOf(response)) parts.push(part);
+/** Every part of a multipart/mixed answer, read to its end (`partsOf` tells when each arrived). */
+export async function allParts(response: Response): Promise<Part[]> {
+  const parts: Part[] = [];
+  for await (const { part } of partsOf(response)) parts.push(part);
   return parts;
 }
 

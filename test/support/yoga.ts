@@ -99,6 +99,23 @@ export function post(yoga: Fetches, body: unknown, headers: Record<string, strin
 }
 
 /**
+ * A GraphQL POST of `body` as a client that takes @defer and @stream sends it, asking for
+ * `multipart/mixed` (with `headers` besides); the Response, for its parts to be read as they come.
+ */
+export async function postForParts(
+  yoga: Fetches,
+  body: unknown,
+  { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return yoga.fetch(ENDPOINT, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...headers },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/**
  * A plugin that answers every request itself, before any GraphQL work, as a static file or a page
  * served by another plugin would: for the plugins that amend whatever answer goes out.
  */
