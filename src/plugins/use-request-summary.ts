@@ -10,9 +10,10 @@ import { type RequestSummary, recordedOperationName } from '../observability/req
 interface Operation {
   operationName?: string | undefined;
   operationType?: RequestSummary['operationType'];
+  /** The operation's GraphQL context, from its parameters on: Yoga extends that same object to execute with. */
   context?: Partial<CallerContext>;
-  /** The context the operation's parameters came with, which the one it executes with extends. */
-  paramsContext?: object;
+  /** Whether it reached execution (a cached answer or a refusal does not). */
+  executed: boolean;
   hasData: boolean;
   errorCodes: string[];
 }
@@ -28,7 +29,7 @@ interface Tracked {
   finish?: (status: number) => void;
 }
 
-const operation = (): Operation => ({ hasData: false, errorCodes: [] });
+const operation = (): Operation => ({ executed: false, hasData: false, errorCodes: [] });
 
 export interface RequestSummaryOptions {
   /**
@@ -67,7 +68,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       const index = record.batch ? Math.max(0, record.batch.indexOf(params)) : 0;
       if (record.batch) batchIndexes.set(context, index);
       const tracked = record.operations[index]!;
-      tracked.paramsContext = context;
+      tracked.context = context;
       if (params.operationName) tracked.operationName = recordedOperationName(params.operationName);
     },
     onExecute: ({ args }) => {
@@ -77,7 +78,7 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
       const definition = getOperationAST(args.document, args.operationName);
       tracked.operationType = definition?.operation;
       tracked.operationName = recordedOperationName(definition?.name?.value);
-      tracked.context = args.contextValue as Partial<CallerContext>;
+      tracked.executed = true;
     },
     onResultProcess: ({ request, result, setResult }) => {
       const record = records.get(request);
@@ -129,12 +130,12 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
           durationMs,
           ...(record.incremental ? { incremental: { ...record.incremental } } : {}),
           upstreamCalls: statuses.length,
-          executed: tracked.context !== undefined,
+          executed: tracked.executed,
           upstreamStatuses: statuses,
           outcome: !failed ? 'ok' : tracked.hasData ? 'partial' : 'error',
           errorCodes: tracked.errorCodes,
         },
-        tracked.paramsContext,
+        tracked.context,
       );
     });
   }
