@@ -88,12 +88,10 @@ describeInBrowser('a page on another origin', () => {
     const held = pagesHeldForTheClient(100);
     upstream.answer(held.script);
     const parts: Part[] = [];
-    const arrivals: number[] = [];
     const page = await browser.newPage();
     try {
       await page.exposeFunction('partArrived', async (part: Part) => {
         parts.push(part);
-        arrivals.push(performance.now());
         await held.arrived(parts);
       });
       await page.goto(`${listedApp.origin}/`);
@@ -135,8 +133,7 @@ describeInBrowser('a page on another origin', () => {
     }
     upstream.answer(apiKeyList(100));
     const plain = await gateway.graphql(keyNamesQuery(100, { streamed: false }), { headers: AUTH });
+    // Ended at all: each page was answered only once the page had shown the edges before it.
     expect(merged(parts)).toEqual(plain.body);
-    expect(arrivals[0]).toBeLessThan(held.released[1]!);
-    expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);
   });
 });

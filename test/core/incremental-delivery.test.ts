@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
-import { captureLogs } from '../ops/capture.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { allParts, edgesIn, merged, type Part, pagesHeldForTheClient, partsOf } from '../support/incremental.js';
+import { captureLogs } from '../support/logs.js';
 import { apiKeyList } from '../support/records.js';
 
 /**
@@ -76,16 +76,13 @@ describe('apiKeys under @stream', () => {
       upstream.answer(held.script);
       const response = await streamed(gateway, STREAMED, { 'accept-encoding': encoding });
       expect(response.headers.get('content-encoding')).toBeNull();
-      const arrivals: number[] = [];
       const parts: Part[] = [];
-      for await (const { part, at } of partsOf(response)) {
+      for await (const part of partsOf(response)) {
         parts.push(part);
-        arrivals.push(at);
         await held.arrived(parts);
       }
+      // Ended at all: each page was answered only once the client had the edges before it.
       expect(edgesIn(parts)).toBe(100);
-      expect(arrivals[0]).toBeLessThan(held.released[1]!);
-      expect(held.released[3]).toBeLessThan(arrivals.at(-1)!);
     }
   });
 
@@ -184,7 +181,7 @@ describe('apiKeys under @stream', () => {
     upstream.answer((request, index) => (index === 0 ? list(request) : (res: ServerResponse) => res.on('close', cancelled)));
     const client = new AbortController();
     const parts = partsOf(await streamed(gateway, STREAMED, {}, client.signal));
-    expect(edgesIn([(await parts.next()).value!.part])).toBe(25);
+    expect(edgesIn([(await parts.next()).value!])).toBe(25);
     await expect.poll(() => upstream.requests.length).toBe(2);
     client.abort();
     await pageTwoCancelled;

@@ -166,7 +166,7 @@ describe('useIncrementalDelivery', () => {
     gate = new Promise((resolve) => (open = resolve));
     const client = new AbortController();
     const parts = partsOf(await postForParts(yoga, { query: '{ items(count: 100) @stream(initialCount: 2) }' }, { signal: client.signal }));
-    expect((await parts.next()).value?.part).toEqual({ data: { items: ['item 0', 'item 1'] }, hasNext: true });
+    expect((await parts.next()).value).toEqual({ data: { items: ['item 0', 'item 1'] }, hasNext: true });
     client.abort();
     open();
     await expect.poll(() => produced.closed).toBe(true);

@@ -34,26 +34,20 @@ export interface Part {
   hasNext?: boolean;
 }
 
-/** A part and when it arrived (performance.now()). */
-export interface ArrivedPart {
-  part: Part;
-  at: number;
-}
-
 /** The JSON parts of a multipart/mixed answer, each as soon as it has arrived; throws if the answer is not multipart. */
-export async function* partsOf(response: Response): AsyncGenerator<ArrivedPart> {
+export async function* partsOf(response: Response): AsyncGenerator<Part> {
   const parts = await meros<Part>(response);
   if (parts instanceof Response) throw new Error(`Not an answer in parts: ${parts.headers.get('content-type')}`);
   for await (const part of parts) {
     if (!part.json) throw new Error(`A part that is not JSON: ${part.body}`);
-    yield { part: part.body, at: performance.now() };
+    yield part.body;
   }
 }
 
-/** Every part of a multipart/mixed answer, read to its end (`partsOf` tells when each arrived). */
+/** Every part of a multipart/mixed answer, read to its end. */
 export async function allParts(response: Response): Promise<Part[]> {
   const parts: Part[] = [];
-  for await (const { part } of partsOf(response)) parts.push(part);
+  for await (const part of partsOf(response)) parts.push(part);
   return parts;
 }
 
@@ -104,24 +98,21 @@ export const edgesIn = (parts: readonly Part[]) => ((merged(parts).data?.apiKeys
  * until the client has every edge before it: the test calls `arrived(parts)` with the parts it has
  * received so far, after each one. A gateway, proxy or compression that held the answer back would
  * wait for a page that never comes, so a test that ends shows the parts went out as the pages came
- * in. `released[n]` is when the n-th upstream request (0-based) was answered.
+ * in.
  */
 export function pagesHeldForTheClient(total: number) {
   const list = apiKeyList(total);
   const release: Array<() => void> = [];
-  const released: number[] = [];
   const script: Script = (request, index) => {
     const answer = list(request);
     if (index === 0) return answer;
     return (res: ServerResponse) =>
       void new Promise<void>((resolve) => (release[index] = resolve)).then(() => {
-        released[index] = performance.now();
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
       });
   };
   return {
     script,
-    released,
     /** Answers the page the client now waits for, once the gateway has asked for it. */
     async arrived(parts: readonly Part[]) {
       const page = edgesIn(parts) / 25;
