@@ -1,9 +1,9 @@
 import { describe, expect } from 'vitest';
-import { captureLogs, lineBase } from '../ops/capture.js';
 import { apqExtensions } from '../support/apq.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
+import { captureLogs, lineBase } from '../support/logs.js';
 import { graphqlBody, type RawAnswer, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';

@@ -3,9 +3,9 @@ import { createLogger, routeConsole } from '../../src/observability/logger.js';
 import { AUTH, TOKEN } from '../support/auth.js';
 import { spawnGateway } from '../support/child-gateway.js';
 import { gatewayOverUpstream, test as it } from '../support/fixtures.js';
+import { captureLogs, lineBase } from '../support/logs.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
-import { captureLogs, lineBase } from './capture.js';
 
 const KEYS = 'query Keys { a: apiKeys(first: 1) { edges { node { id } } } b: apiKeys(first: 2) { edges { node { id } } } }';
 const RENAME = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';

@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
+import { captureLogs } from '../support/logs.js';
 import { envelope } from '../support/recording-upstream.js';
-import { captureLogs } from './capture.js';
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -5,6 +5,7 @@ import { defaultSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { callerKey } from '../../src/state/caller-key.js';
 import { openSharedState, type SharedState } from '../../src/state/shared-state.js';
+import { captureLogs } from '../support/logs.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 
 /**
@@ -173,9 +174,8 @@ describeWithRedis('in Redis, when Redis fails', () => {
 
   /** Log lines, as JSON. */
   function capturingState() {
-    const lines: Array<Record<string, unknown>> = [];
+    const { logger, lines } = captureLogs('warn');
     const registry = new Registry();
-    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     const state = openSharedState({ ...settings, redisUrl: new URL(redis.url) }, { logger, registry });
     const errors = async () => (await registry.getSingleMetric('gateway_shared_state_errors_total')!.get()).values;
     return { state, lines, errors };
@@ -200,12 +200,12 @@ describeWithRedis('in Redis, when Redis fails', () => {
       rateLimits: 6,
     });
     // One warning per store, not one per failure; no address in it.
-    expect(lines.map(({ store, msg }) => [store, msg])).toEqual([
+    expect(lines().map(({ store, msg }) => [store, msg])).toEqual([
       ['responseCache', 'shared state: Redis failed a command; answered without it'],
       ['persistedQueries', 'shared state: Redis failed a command; answered without it'],
       ['rateLimits', 'shared state: Redis failed a command; answered without it'],
     ]);
-    expect(JSON.stringify(lines)).not.toContain(String(redis.port));
+    expect(JSON.stringify(lines())).not.toContain(String(redis.port));
 
     await redis.restart();
     await state.connected();

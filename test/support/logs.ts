@@ -10,7 +10,7 @@ export interface CapturedLogs {
 }
 
 /** The gateway's own logger (redaction included), writing into memory instead of stdout. */
-export function captureLogs(level: 'debug' | 'info' = 'debug'): CapturedLogs {
+export function captureLogs(level: 'debug' | 'info' | 'warn' = 'debug'): CapturedLogs {
   const raw: string[] = [];
   const logger = createLogger({ level, destination: { write: (line: string) => void raw.push(line) } });
   return {
