@@ -1,5 +1,6 @@
 import { type Settings, servesGraphiQL } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
+import { hostInAddress } from './listen.js';
 
 export interface Announcement {
   settings: Settings;
@@ -21,7 +22,7 @@ const GRAPHIQL_WITHHELD =
  */
 export function announce({ settings, port, metricsPort, sandboxToken, workers }: Announcement, logger: Logger): void {
   const everyInterface = settings.host === '0.0.0.0' || settings.host === '::';
-  const shown = everyInterface ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const shown = everyInterface ? 'localhost' : hostInAddress(settings.host);
   const url = `http://${shown}:${port}/graphql`;
   const graphiql = servesGraphiQL(settings);
   const graphiqlWithheld = settings.graphiql && !graphiql;

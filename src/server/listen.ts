@@ -21,8 +21,11 @@ export function listen(server: Server, key: 'port' | 'metricsPort', settings: Se
   );
 }
 
+/** A host as it stands before `:port` in an address or URL: an IPv6 one in brackets. */
+export const hostInAddress = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
 function unavailable(error: NodeJS.ErrnoException, variable: string, port: number, host: string): string {
-  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const address = `${hostInAddress(host)}:${port}`;
   if (error.code === 'EADDRINUSE') return `${variable}=${port}: ${address} is already in use; set ${variable} to a free port.`;
   if (error.code === 'EADDRNOTAVAIL') {
     return `${SETTINGS.host.env}=${host}: ${address} is not an address of this machine; set ${SETTINGS.host.env} to one of its addresses (0.0.0.0 for all).`;
