@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
+import { BROWSER, contentTypes, graphqlBody, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -12,19 +12,16 @@ import { apiKeyRecord } from '../support/records.js';
  */
 const it = gatewayOverUpstream(() => ({ body: envelope(Array.from({ length: 25 }, (_, i) => apiKeyRecord(i + 1))) }), { graphiql: true });
 
-const contentTypes = (answer: RawAnswer) => answer.lines.filter(([name]) => name === 'content-type').map(([, value]) => value);
-const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
-
 describe('one Content-Type on every answer', () => {
   it('the GraphiQL page, with and without gzip', async ({ gateway }) => {
-    const plain = await rawHttp(gateway.url, { headers: HTML });
-    const zipped = await rawHttp(gateway.url, { headers: { ...HTML, 'accept-encoding': 'gzip' } });
+    const plain = await rawHttp(gateway.url, { headers: BROWSER });
+    const zipped = await rawHttp(gateway.url, { headers: { ...BROWSER, 'accept-encoding': 'gzip' } });
     expect([plain.status, contentTypes(plain), plain.headers['content-encoding']]).toEqual([200, ['text/html; charset=utf-8'], undefined]);
     expect([zipped.status, contentTypes(zipped)]).toEqual([200, ['text/html; charset=utf-8']]);
   });
 
   it('an asset the page links, with and without gzip', async ({ gateway }) => {
-    const page = (await rawHttp(gateway.url, { headers: HTML })).body.toString('utf8');
+    const page = (await rawHttp(gateway.url, { headers: BROWSER })).body.toString('utf8');
     const script = new URL(/src="(\/graphiql\/[^"]+\.js)"/.exec(page)![1]!, gateway.url).href;
     const plain = await rawHttp(script);
     const zipped = await rawHttp(script, { headers: { 'accept-encoding': 'gzip' } });

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
-import { graphqlBody, type RawAnswer, type RawRequest, rawHttp } from '../support/raw-http.js';
+import { BROWSER, graphqlBody, type RawAnswer, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -14,7 +14,6 @@ const ALLOW = 'GET, HEAD, POST, OPTIONS';
 const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { graphiql: true });
 
 const json = (answer: RawAnswer) => JSON.parse(answer.body.toString('utf8')) as unknown;
-const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 describe('a method the endpoint does not serve', () => {
   it.for(['DELETE', 'PUT', 'PATCH'])(

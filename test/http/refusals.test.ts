@@ -4,7 +4,7 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import type { RunningGateway } from '../support/gateway.js';
 import { captureLogs, lineBase } from '../support/logs.js';
-import { graphqlBody, type RawAnswer, type RawRequest, rawHttp } from '../support/raw-http.js';
+import { contentTypes, graphqlBody, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -135,7 +135,6 @@ const REFUSALS: Refusal[] = [
 
 /** The type asked for (application/graphql-response+json), or application/json for a refusal whose Accept allows neither. */
 const JSON_TYPE = /^application\/(graphql-response\+)?json; charset=utf-8$/;
-const contentTypes = (answer: RawAnswer) => answer.lines.filter(([name]) => name === 'content-type').map(([, value]) => value);
 
 /** The operations counted with outcome `error`, and with this code. */
 async function errorsCounted(gateway: RunningGateway, code: string): Promise<{ errors: number; code: number }> {

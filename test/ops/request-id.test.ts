@@ -3,9 +3,9 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { captureLogs } from '../support/logs.js';
 import { envelope } from '../support/recording-upstream.js';
+import { UUID } from '../support/yoga.js';
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const logs = captureLogs('debug');
 const requestIdTest = gatewayOverUpstream(() => ({ body: envelope([]) }), { logger: logs.logger });

@@ -2,7 +2,7 @@ import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useIncrementalDelivery } from '../../src/plugins/use-incremental-delivery.js';
 import { allParts, merged, partsOf } from '../support/incremental.js';
-import { answerTo, ENDPOINT, post, postForParts, send, yogaWith } from '../support/yoga.js';
+import { answerTo, ENDPOINT, post, postForParts, refused, send, yogaWith } from '../support/yoga.js';
 
 /** How many items of `items` the resolver produced, and whether its generator was closed. */
 const produced = { items: 0, closed: false };
@@ -48,11 +48,6 @@ const schema = createSchema({
 });
 
 const yoga = yogaWith([useIncrementalDelivery({ maxIncrementalDirectives: 2, maxInitialCount: 10 })], { schema, batching: true });
-
-const refused = (limit: string, max: number, message: string) => ({
-  status: 400,
-  body: { errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit, max } }] },
-});
 
 beforeEach(() => {
   produced.items = 0;

@@ -1,7 +1,7 @@
 import { type FieldNode, Kind, type NameNode, type OperationDefinitionNode, parse, print } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { FULLEST_INTROSPECTION_QUERY, useLimits } from '../../src/plugins/use-limits.js';
-import { answerTo, yogaWith } from '../support/yoga.js';
+import { answerTo, refused, yogaWith } from '../support/yoga.js';
 
 /** `{ node { child { … name } } }`, `depth` fields deep. */
 const nested = (depth: number) => {
@@ -15,11 +15,6 @@ const directives = (count: number) => `{ ${'hello @include(if: true) '.repeat(co
 const tokens1000 = (extra: number) => `{ ${'hello(name: "x") '.repeat(166)}__typename __typename ${'__typename '.repeat(extra)}}`;
 /** Spreads of one fragment of a hundred scalars: 58 cost 19 925, 59 cost 20 268.5. */
 const spreads = (count: number) => `{ node { ${'...Names '.repeat(count)}} } fragment Names on Node { ${'name '.repeat(100)}}`;
-
-const refused = (limit: string, max: number, message: string) => ({
-  status: 400,
-  body: { errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit, max } }] },
-});
 
 describe('useLimits', () => {
   describe('with each limit set', () => {

@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './app-folder.js';
 import { podmanCommand } from './image.js';
 import { freePort } from './ports.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ChildGateway {
   child: ChildProcess;

@@ -43,6 +43,12 @@ export function rawHttp(url: string, { method = 'GET', headers = {}, body }: Raw
   });
 }
 
+/** Every Content-Type line of an answer, in order: more than one is a header written twice. */
+export const contentTypes = (answer: RawAnswer) => answer.lines.filter(([name]) => name === 'content-type').map(([, value]) => value);
+
+/** The Accept header a browser sends when it opens a page. */
+export const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
 /** A GraphQL POST body as JSON text. */
 export const graphqlBody = (query: string, variables?: Record<string, unknown>) => JSON.stringify({ query, variables });
 

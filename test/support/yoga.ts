@@ -131,5 +131,11 @@ export async function answerTo(yoga: Fetches, body: unknown, headers: Record<str
   return { status, body: json };
 }
 
+/** What answerTo gives for an operation refused by one of its limits: 400, LIMIT_EXCEEDED naming the limit and its maximum. */
+export const refused = (limit: string, max: number, message: string) => ({
+  status: 400,
+  body: { errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit, max } }] },
+});
+
 /** A request id the gateway made itself (crypto.randomUUID). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
