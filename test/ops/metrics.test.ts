@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics, MAX_CLIENT_LABELS, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
 import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
+import { metricLines } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 import { requestSummary } from '../support/summaries.js';
@@ -136,9 +137,9 @@ describe('client_name label over HTTP, in production', () => {
   }) => {
     for (let i = 0; i < MAX_CLIENT_LABELS; i++) await gateway.graphql(KEYS, { headers: named(`squatter-${i}`) });
     await gateway.graphql(KEYS, { headers: named('web-app') });
-    return gatewaySamples(await (await fetch(gateway.metricsUrl)).text())
-      .filter((line) => line.startsWith('gateway_graphql_client_requests_total'))
-      .map((line) => line.replace(/.*client_name="([^"]*)",client_version="([^"]*)",outcome="ok"\} (\d+)$/, '$1/$2=$3'));
+    return (await metricLines(gateway, 'gateway_graphql_client_requests_total')).map((line) =>
+      line.replace(/.*client_name="([^"]*)",client_version="([^"]*)",outcome="ok"\} (\d+)$/, '$1/$2=$3'),
+    );
   };
 
   it(`without METRICS_CLIENT_NAMES gives no name a label: ${MAX_CLIENT_LABELS} names sent first with an accepted token take none`, async ({
@@ -171,9 +172,7 @@ describe('operation_name label over HTTP', () => {
     );
     await gateway.graphql('query Forged { apiKeys(first: 1) { edges { node { id } } } }', { headers: FORGED });
     await gateway.graphql(KEYS, { headers: AUTH });
-    const samples = gatewaySamples(await (await fetch(gateway.metricsUrl)).text()).filter((line) =>
-      line.startsWith('gateway_graphql_requests_total'),
-    );
+    const samples = await metricLines(gateway, 'gateway_graphql_requests_total');
     expect(samples).toEqual([
       `gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="ok"} ${MAX_OPERATION_NAMES}`,
       'gateway_graphql_requests_total{operation_name="other",operation_type="query",outcome="error"} 1',

@@ -53,3 +53,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     close: () => running.close(),
   };
 }
+
+/** The lines of the gateway's /metrics that start with `prefix`, in the order it wrote them. */
+export async function metricLines(gateway: Pick<RunningGateway, 'metricsUrl'>, prefix: string): Promise<string[]> {
+  const text = await (await fetch(gateway.metricsUrl)).text();
+  return text.split('\n').filter((line) => line.startsWith(prefix));
+}
