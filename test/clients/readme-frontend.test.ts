@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { APP_TSCONFIG, appFolder, blocksBetween, packagesNamed, ROOT, shell } from '../support/app-folder.js';
+import { appFolder, blocksBetween, followSteps } from '../support/app-folder.js';
 
 /**
  * Step 4 of the README's tour run as written, in a fresh app folder: its install lines (each
@@ -30,15 +30,7 @@ describe("the README's frontend step", () => {
   it('types a query in a fresh app, as written', { timeout: 120_000 }, async () => {
     const app = await appFolder();
     try {
-      await app.write('package.json', JSON.stringify({ name: 'frontend', private: true, type: 'module' }));
-      await app.write('tsconfig.json', APP_TSCONFIG);
-      for (const block of step.filter(({ file }) => file !== undefined)) await app.write(block.file!, block.text);
-      await app.write('src/use.ts', USE);
-      const lines = step.filter(({ language }) => language === 'sh').flatMap(({ text }) => text.trim().split('\n'));
-      for (const line of lines) {
-        if (line.startsWith('npm install')) expect(packagesNamed(line).length).toBeGreaterThan(0);
-        else await shell(app.path, line.replace('path/to/vms-graphql-gateway', ROOT));
-      }
+      await followSteps(app, step, { 'src/use.ts': USE });
       const generated = readFileSync(`${app.path}/src/gql/graphql.ts`, 'utf8');
       expect(generated).toContain('export type ApiKeysQuery');
       expect(Object.values(JSON.parse(readFileSync(`${app.path}/src/gql/persisted-documents.json`, 'utf8')))).toHaveLength(1);

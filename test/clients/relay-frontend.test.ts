@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
-import { APP_TSCONFIG, appFolder, blocksBetween, packagesNamed, ROOT, shell } from '../support/app-folder.js';
+import { appFolder, blocksBetween, followSteps } from '../support/app-folder.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 
 /**
@@ -35,15 +35,8 @@ describe("docs/clients.md's Relay set-up", () => {
   it('compiles, type-checks and runs in a fresh app, as written', { timeout: 120_000 }, async ({ gateway }) => {
     const app = await appFolder();
     try {
-      await app.write('package.json', JSON.stringify({ name: 'frontend', private: true, type: 'module' }));
-      await app.write('tsconfig.json', APP_TSCONFIG);
       // The doc names the JSON block relay.config.json (JSON holds no comment to say so).
-      await app.write('relay.config.json', steps.find(({ language }) => language === 'json')!.text);
-      for (const block of steps.filter(({ file }) => file !== undefined)) await app.write(block.file!, block.text);
-      for (const line of steps.filter(({ language }) => language === 'sh').flatMap(({ text }) => text.trim().split('\n'))) {
-        if (line.startsWith('npm install')) expect(packagesNamed(line).length).toBeGreaterThan(0);
-        else await shell(app.path, line.replace('path/to/vms-graphql-gateway', ROOT));
-      }
+      await followSteps(app, steps, { 'relay.config.json': steps.find(({ language }) => language === 'json')!.text });
       expect(readFileSync(`${app.path}/src/__generated__/ApiKeysQuery.graphql.ts`, 'utf8')).toContain('export type ApiKeysQuery$data');
       await app.write('src/run.ts', RUN);
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/run.ts'], {

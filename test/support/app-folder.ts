@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 
 /** This repository's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,7 +30,7 @@ export function blocksBetween(markdown: string, from: string, to: string): Block
 }
 
 /** What a reader's app already is: a TypeScript project, set up as Vite's templates set it up. */
-export const APP_TSCONFIG = JSON.stringify({
+const APP_TSCONFIG = JSON.stringify({
   compilerOptions: {
     target: 'es2022',
     module: 'preserve',
@@ -61,7 +62,7 @@ export async function appFolder(): Promise<{ path: string; write(file: string, t
 }
 
 /** The packages an `npm install …` line names, each of which must resolve from this repository. */
-export function packagesNamed(line: string): string[] {
+function packagesNamed(line: string): string[] {
   const names = line
     .split(/\s+/)
     .slice(2)
@@ -74,6 +75,26 @@ export function packagesNamed(line: string): string[] {
 const run = promisify(execFile);
 
 /** Runs one line of a shell block in `folder`, as a reader would type it. */
-export function shell(folder: string, line: string): Promise<{ stdout: string; stderr: string }> {
+function shell(folder: string, line: string): Promise<{ stdout: string; stderr: string }> {
   return run('sh', ['-c', line], { cwd: folder, env: { ...process.env, CI: 'true' } });
+}
+
+/**
+ * A doc's steps followed in `app`, as a reader of a TypeScript app would: package.json and
+ * APP_TSCONFIG, the test's own `files` (path to text), each block that names its file, then every
+ * line of the shell blocks in order, except `npm install …`, whose packages must resolve here instead.
+ */
+export async function followSteps(
+  app: { path: string; write(file: string, text: string): Promise<void> },
+  steps: Block[],
+  files: Record<string, string> = {},
+): Promise<void> {
+  await app.write('package.json', JSON.stringify({ name: 'frontend', private: true, type: 'module' }));
+  await app.write('tsconfig.json', APP_TSCONFIG);
+  for (const [file, text] of Object.entries(files)) await app.write(file, text);
+  for (const block of steps.filter(({ file }) => file !== undefined)) await app.write(block.file!, block.text);
+  for (const line of steps.filter(({ language }) => language === 'sh').flatMap(({ text }) => text.trim().split('\n'))) {
+    if (line.startsWith('npm install')) expect(packagesNamed(line).length).toBeGreaterThan(0);
+    else await shell(app.path, line.replace('path/to/vms-graphql-gateway', ROOT));
+  }
 }
