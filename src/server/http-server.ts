@@ -30,12 +30,11 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeY
   // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
   // pipelined after it, which Node's parser would otherwise hand on while the refused body drains.
   const closing = new WeakSet<Socket>();
-  /** When each request arrived, for the duration its log line gives. */
-  const arrived = new WeakMap<IncomingMessage, number>();
-  const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal) => {
+  /** `arrived`: when the request came, for the duration its log line gives. */
+  const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal, arrived: number) => {
     closing.add(req.socket);
     const headers = { get: (name: string) => headerOf(req, name) };
-    const durationMs = performance.now() - (arrived.get(req) ?? performance.now());
+    const durationMs = performance.now() - arrived;
     // Logged and counted as Yoga's answers are, with the CORS, security and request-id headers Yoga's carry, so a page can read them.
     writeRefusal(res, refusal, gateway.refusedBeforeYoga({ headers, durationMs }, refusal));
     discardRest(req, () => res.end());
@@ -52,18 +51,17 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeY
     if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge;
     return undefined;
   };
-  const server = boundedServer(settings, (req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse, arrived: number) => {
     if (closing.has(req.socket)) return;
-    arrived.set(req, performance.now());
     // HEAD is answered as GET would be (GraphiQL for a browser's Accept, the same status and headers),
     // as RFC 9110 (9.3.2) asks: Node already knows the request is HEAD and writes no body.
     if (req.method === 'HEAD') req.method = 'GET';
     const refusal = refusedUnread(req);
-    if (refusal) return refuse(req, res, refusal);
+    if (refusal) return refuse(req, res, refusal, arrived);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return handler(req, res);
     readCapped(req, maxBodyBytes).then(
       (body) => {
-        if (body === null) return refuse(req, res, tooLarge);
+        if (body === null) return refuse(req, res, tooLarge, arrived);
         // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
         // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
         (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
@@ -71,14 +69,15 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeY
       },
       () => res.destroy(),
     );
-  });
+  };
+  const server = boundedServer(settings, (req, res) => serve(req, res, performance.now()));
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
-    arrived.set(req, performance.now());
+    const arrived = performance.now();
     const refusal = refusedUnread(req);
-    if (refusal) return refuse(req, res, refusal);
+    if (refusal) return refuse(req, res, refusal, arrived);
     res.writeContinue();
-    server.emit('request', req, res);
+    serve(req, res, arrived);
   });
   return server;
 }
