@@ -144,8 +144,8 @@ describe('useCompression', () => {
     const response = await postForParts(yoga, { query: '{ items @stream(initialCount: 1) }' }, { headers: { 'accept-encoding': 'gzip' } });
     expect(response.headers.get('content-encoding')).toBeNull();
     const parts = partsOf(response);
-    expect((await parts.next()).value?.part).toEqual({ data: { items: ['x'.repeat(2000)] }, hasNext: true });
+    expect((await parts.next()).value).toEqual({ data: { items: ['x'.repeat(2000)] }, hasNext: true });
     release();
-    expect((await parts.next()).value?.part.incremental).toEqual([{ items: ['y'.repeat(2000)], path: ['items', 1] }]);
+    expect((await parts.next()).value?.incremental).toEqual([{ items: ['y'.repeat(2000)], path: ['items', 1] }]);
   });
 });
