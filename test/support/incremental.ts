@@ -35,7 +35,7 @@ export interface Part {
 }
 
 /** The JSON parts of a multipart/mixed answer, each as soon as it has arrived; throws if the answer is not multipart. */
-export async function* partsOf(response: Response): AsyncGenerator<Part> {
+export async function* partsOf(response: Response): AsyncGenerator<Part, void> {
   const parts = await meros<Part>(response);
   if (parts instanceof Response) throw new Error(`Not an answer in parts: ${parts.headers.get('content-type')}`);
   for await (const part of parts) {
