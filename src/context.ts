@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { SectionSettings } from './config/settings.js';
+import { type OperationRecord, recordOf } from './observability/operation-record.js';
 import { requestIdOf } from './observability/request-id.js';
 import { RequestBudget } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
-import { statusOf } from './upstream/errors.js';
 
 /** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
 const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
@@ -12,7 +12,8 @@ const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
 /**
  * Everything that belongs to one GraphQL request: the caller's credentials and its request id, and
  * the loaders that deduplicate its upstream reads. Made once per request and never shared; the
- * loaders are only built when a resolver needs them.
+ * loaders are only built when a resolver needs them. Each upstream call is reported to the
+ * operation's record.
  */
 class Caller {
   /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
@@ -20,23 +21,19 @@ class Caller {
   readonly requestId: string;
   /** Upstream calls and time left, shared by every operation of the HTTP request (a batch has several). */
   readonly budget: RequestBudget;
-  readonly #statuses: Array<number | undefined> = [];
   readonly #request: Request;
   readonly #client: UpstreamClient;
+  readonly #record: OperationRecord | undefined;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
 
-  constructor(request: Request, client: UpstreamClient, budget: RequestBudget) {
+  constructor(request: Request, client: UpstreamClient, budget: RequestBudget, record: OperationRecord | undefined) {
     const authorization = request.headers.get('authorization');
     this.authorization = isBearer(authorization) ? authorization : null;
     this.requestId = requestIdOf(request);
     this.budget = budget;
     this.#request = request;
     this.#client = client;
-  }
-
-  /** The HTTP status each upstream call of this operation got, in the order they were sent; undefined where no answer came (yet). */
-  get upstreamStatuses(): ReadonlyArray<number | undefined> {
-    return this.#statuses;
+    this.#record = record;
   }
 
   /** Sends a write: never deduplicated, never cached. */
@@ -59,19 +56,10 @@ class Caller {
     if (exceeded) throw exceeded;
     const caller = { authorization: this.authorization, requestId: this.requestId };
     // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
-    const slot = this.#statuses.push(undefined) - 1;
-    try {
-      const { status, envelope } = await this.#client.request(request, caller, {
-        signal: this.#request.signal,
-        deadline: this.budget.deadline,
-        bytes: this.budget.bytes,
-      });
-      this.#statuses[slot] = status;
-      return envelope;
-    } catch (error) {
-      this.#statuses[slot] = statusOf(error);
-      throw error;
-    }
+    const report = this.#record?.callSent();
+    const limits = { signal: this.#request.signal, deadline: this.budget.deadline, bytes: this.budget.bytes };
+    const { envelope } = await this.#client.request(request, caller, limits, report);
+    return envelope;
   }
 }
 
@@ -81,18 +69,20 @@ export function isBearer(authorization: string | null): authorization is string 
 }
 
 /**
- * Yoga's `context` option: one Caller per operation, and one budget per HTTP request, shared by
- * the operations of a batch (keyed by the Request, so it lives exactly as long as the request).
+ * Yoga's `context` option: one Caller per operation, reporting to the operation's record, and one
+ * budget per HTTP request, shared by the operations of a batch (keyed by the Request, so it lives
+ * exactly as long as the request).
  */
 export function callerContext(client: UpstreamClient, settings: SectionSettings<'upstream'>) {
   const budgets = new WeakMap<Request, RequestBudget>();
-  return ({ request }: { request: Request }): CallerContext => {
+  return (context: { request: Request }): CallerContext => {
+    const { request } = context;
     let budget = budgets.get(request);
     if (!budget) {
       budget = new RequestBudget(settings);
       budgets.set(request, budget);
     }
-    return { caller: new Caller(request, client, budget) };
+    return { caller: new Caller(request, client, budget, recordOf(context)) };
   };
 }
 

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type Source } from 'graphql';
 
 /**
  * Every `extensions.code` the gateway answers with, its own and graphql-yoga's. docs/errors.md
@@ -104,23 +104,40 @@ export function limitExceeded(limit: LimitName, max: number, message: string): G
  * error gets for `application/graphql-response+json` (GraphQL over HTTP).
  */
 export function refusedBeforeRunning(error: GraphQLError): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+  return copiedError(error, { extensions: { ...error.extensions, http: { status: 400 } } });
+}
+
+/** What a copy of an error may change; the rest is the original's. */
+interface ErrorChanges {
+  message?: string;
+  extensions?: GraphQLError['extensions'];
+  originalError?: Error | undefined;
+  source?: Source;
+  positions?: readonly number[] | undefined;
 }
 
 /**
- * A new error at the same place in the answer as `place`: same path and locations. graphql-jit's
+ * The one way an error is remade: a copy of `error` at the same place in the answer (its path, its
+ * locations and what they are computed from, its original error), with `changes`. graphql-jit's
  * errors carry locations without the AST nodes they are computed from, so those are copied as well.
  */
-export function errorAt(place: GraphQLError, message: string, extensions: GraphQLError['extensions']): GraphQLError {
-  const error = new GraphQLError(message, {
-    nodes: place.nodes,
-    source: place.source,
-    positions: place.positions,
-    path: place.path,
-    extensions,
+export function copiedError(error: GraphQLError, { message = error.message, ...changes }: ErrorChanges = {}): GraphQLError {
+  const copy = new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+    ...changes,
   });
-  if (error.locations === undefined && place.locations !== undefined) Object.assign(error, { locations: place.locations });
-  return error;
+  if (copy.locations === undefined && error.locations !== undefined) Object.assign(copy, { locations: error.locations });
+  return copy;
+}
+
+/** A new error at the same place in the answer as `place`, its own: another message and extensions, no original error. */
+export function errorAt(place: GraphQLError, message: string, extensions: GraphQLError['extensions']): GraphQLError {
+  return copiedError(place, { message, extensions, originalError: undefined });
 }
 
 /** A result as execution hands it over: a whole one, or a part of an answer in parts, whose increments carry errors of their own. */

@@ -1,5 +1,5 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import type { TracerProvider } from '@opentelemetry/api';
+import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { type Settings, servesGraphiQL, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
@@ -9,10 +9,9 @@ import { graphiqlOptions } from './graphiql/options.js';
 import { clientOf } from './observability/client-identity.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
+import { type Observers, observers } from './observability/observers.js';
 import { requestIdFrom } from './observability/request-id.js';
-import { logRequest, logUpstreamCall } from './observability/request-log.js';
-import { type CacheOutcome, type RequestSummary, refusalSummary } from './observability/request-summary.js';
-import { annotateUpstreamSpan, traceUpstreamCall } from './observability/tracing.js';
+import { refusalSummary } from './observability/request-summary.js';
 import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
 import { useCacheControl } from './plugins/use-cache-control.js';
@@ -26,6 +25,7 @@ import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
+import { useOperationRecords } from './plugins/use-operation-records.js';
 import { useRateLimit } from './plugins/use-rate-limit.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
@@ -40,7 +40,7 @@ import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { MAX_INITIAL_COUNT, schema, subgraphSchema } from './schema/index.js';
-import { openSharedState } from './state/shared-state.js';
+import { openSharedState, type SharedState } from './state/shared-state.js';
 import { UpstreamClient } from './upstream/client.js';
 
 /** What only a program can give a gateway; every other option is a setting of docs/configuration.md. */
@@ -86,7 +86,7 @@ export interface Gateway {
 /**
  * The GraphQL server in front of one upstream. The settings are checked here, against the same
  * rules as the environment's (SETTING_RULES), whatever their source. The schema is built once;
- * everything per caller lives in its context.
+ * everything per caller lives in its context and its operation's record.
  */
 export function createGateway({
   logger = createLogger({ level: 'silent' }),
@@ -100,96 +100,10 @@ export function createGateway({
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
   const metrics = createMetrics({ namesAreTrusted: trustedDocuments !== undefined, clientNames: settings.metricsClientNames });
-  const logCall = logUpstreamCall(logger);
-  const logLine = logRequest(logger);
-  const client = new UpstreamClient({
-    settings,
-    onCall: (call) => {
-      logCall(call);
-      metrics.observeUpstreamCall(call);
-      if (tracer) annotateUpstreamSpan(call);
-    },
-    around: tracer ? traceUpstreamCall(tracer) : undefined,
-  });
+  const observe = observers({ logger, metrics, tracer });
+  const client = new UpstreamClient({ settings, onCall: observe.onCall, around: observe.around });
   watchUpstream(metrics, client);
   const state = openSharedState(settings, { logger, registry: metrics.registry });
-  const cacheOutcomes = new WeakMap<object, CacheOutcome>();
-  // The one sink of request summaries, Yoga's and the HTTP front's: the log line and the metrics.
-  const observe = (summary: RequestSummary) => {
-    logLine(summary);
-    metrics.observeRequest(summary);
-  };
-
-  // The order is behaviour: Envelop runs each hook in list order, and onResponse hooks too. Each
-  // line says why its plugin stands where it does; what it does is its own docblock's business.
-  const plugins = [
-    // An onResponse hook, which Yoga runs for every answer (/health and /ready too); anywhere before useCompression, which copies the headers.
-    useRequestId(),
-    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads
-    // the codes (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status.
-    useRequestErrorCodes(),
-    // The first onRequestParse hook: every request that reaches the GraphQL endpoint's handling is recorded,
-    // so the refusals of the plugins below (405, 406, 403, 415, trusted documents, …) are logged and counted.
-    useRequestSummary({
-      onSummary: (summary, context) => {
-        const cache = context && cacheOutcomes.get(context);
-        // Only queries are cached: a hit is one, though it never ran.
-        observe(cache ? { ...summary, cache, operationType: summary.operationType ?? ('query' as const) } : summary);
-      },
-    }),
-    // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
-    useAllowedMethods(),
-    // Before anything is parsed or run: an answer that could not be written in an accepted type is refused first.
-    useContentNegotiation(),
-    // Before parsing, so that a cross-site simple request is refused before any work is done for it.
-    useCSRFPrevention(),
-    // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
-    // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
-    useDocumentCache(settings),
-    // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
-    useLimits(settings),
-    settings.introspection ? undefined : useDisableIntrospection(),
-    // Validation rules, and an onExecute hook that must take the directives out of an answer that cannot stream before the
-    // budget is reserved and useJit runs; not in subgraph mode, where the router plans @defer itself.
-    settings.federation ? undefined : useIncrementalDelivery({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }),
-    // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
-    useUpstreamBudget(),
-    // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
-    useUpstreamShapeErrors(),
-    // onParams after the summary's, which names the operation it refuses, and before anything is parsed,
-    // registered or answered from the cache; a document too large was refused for nothing already.
-    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, ...settings }) : undefined,
-    // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
-    tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
-    // onRequest answers, before any GraphQL work: the request never reaches parsing.
-    useReadiness(),
-    // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
-    servesGraphiQL(settings) && !settings.production ? useRootRedirect() : undefined,
-    servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
-    // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
-    trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
-    trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
-    // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
-    state.responseCache
-      ? useResponseCache({
-          cache: state.responseCache,
-          cacheTtlMs: settings.cacheTtlMs,
-          onLookup: (context, outcome) => cacheOutcomes.set(context, outcome),
-        })
-      : undefined,
-    // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.
-    useJit(),
-    // Adds the further errors of one upstream answer after useUpstreamShapeErrors has named the others.
-    useUpstreamErrors(),
-    settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
-    // onResponse hooks that set headers: before compression, which rebuilds the response.
-    useCacheControl(),
-    useSecurityHeaders(),
-    settings.corsOrigins.length > 0 ? useCorsVary() : undefined,
-    // Last: it compresses the final body, with every header already set.
-    useCompression(settings),
-  ].filter((plugin) => plugin !== undefined);
-
   const cors = corsPolicy(settings);
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema: settings.federation ? subgraphSchema() : schema,
@@ -206,14 +120,14 @@ export function createGateway({
     maxRequestBodySize: false,
     // A JSON array of operations, answered with an array; the batch shares one upstream budget and deadline.
     batching: { limit: settings.maxBatchSize },
-    plugins,
+    plugins: gatewayPlugins({ settings, state, observe, tracer, trustedDocuments }),
   });
   return {
     yoga,
     metrics,
     refusedBeforeYoga: ({ headers, durationMs }, { status, code }) => {
       const requestId = requestIdFrom(headers.get('x-request-id'));
-      observe(refusalSummary({ requestId, client: clientOf(headers), status, code, durationMs }));
+      observe.onSummary(refusalSummary({ requestId, client: clientOf(headers), status, code, durationMs }));
       return { ...cors.headersFor(headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': requestId };
     },
     stateConnected: () => state.connected(),
@@ -222,4 +136,101 @@ export function createGateway({
       await state.close();
     },
   };
+}
+
+/** What the plugin list is made from, beside the settings. */
+interface PluginSources {
+  settings: Settings;
+  state: SharedState;
+  observe: Observers;
+  tracer: Tracer | undefined;
+  trustedDocuments: ReadonlyMap<string, string> | undefined;
+}
+
+/**
+ * The one ordered plugin list, in the order a request meets the plugins: the answers made before
+ * any GraphQL work, the checks of the request, then what the operation meets as it is found,
+ * parsed, validated and run, and last what amends the response. Envelop runs each hook in list
+ * order, so the order is behaviour; a line says why a plugin stands where its first hook would not
+ * put it. What each plugin does is its own docblock's business.
+ */
+function gatewayPlugins(sources: PluginSources) {
+  return [...answeredBeforeGraphQL(sources), ...requestChecks(), ...operationPlugins(sources), ...responsePlugins(sources)].filter(
+    (plugin) => plugin !== undefined,
+  );
+}
+
+/** onRequest answers: the request never reaches parsing. */
+function answeredBeforeGraphQL({ settings }: PluginSources) {
+  return [
+    useReadiness(),
+    // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
+    servesGraphiQL(settings) && !settings.production ? useRootRedirect() : undefined,
+    servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
+  ];
+}
+
+/** The request to the GraphQL endpoint, before anything of its operations is read. */
+function requestChecks() {
+  return [
+    // The first onRequestParse hook: the records it opens are there for every plugin below, and for their refusals.
+    useOperationRecords(),
+    // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
+    useAllowedMethods(),
+    // Before anything is parsed or run: an answer that could not be written in an accepted type is refused first.
+    useContentNegotiation(),
+    // Before parsing, so that a cross-site simple request is refused before any work is done for it.
+    useCSRFPrevention(),
+  ];
+}
+
+/** What an operation meets from its parameters to its execution, in that order. */
+function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginSources) {
+  return [
+    // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
+    // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
+    useDocumentCache(settings),
+    // onParams, before anything is registered or answered from the cache; a document too large was refused for nothing already.
+    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, ...settings }) : undefined,
+    // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
+    trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
+    trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
+    // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
+    state.responseCache ? useResponseCache({ cache: state.responseCache, cacheTtlMs: settings.cacheTtlMs }) : undefined,
+    // Before useLimits, though its first hooks are validation's: its onExecute takes @defer and @stream out of an answer
+    // that cannot come in parts before useLimits checks an initialCount given as a variable, which then streams nothing.
+    // Not in subgraph mode, where the router plans @defer itself.
+    settings.federation ? undefined : useIncrementalDelivery(),
+    // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
+    useLimits({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }),
+    settings.introspection ? undefined : useDisableIntrospection(),
+    // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
+    useUpstreamBudget(),
+    // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
+    tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
+    // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.
+    useJit(),
+    // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
+    useUpstreamShapeErrors(),
+    useUpstreamErrors(),
+  ];
+}
+
+/** What reads and amends the result and the response on the way out. */
+function responsePlugins({ settings, observe }: PluginSources) {
+  return [
+    // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads the codes
+    // (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status from them.
+    useRequestErrorCodes(),
+    useRequestSummary({ onSummary: observe.onSummary }),
+    settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
+    // onResponse hooks that set headers, before compression, which rebuilds the response. Yoga runs them for every
+    // answer (/health and /ready too).
+    useRequestId(),
+    useCacheControl(),
+    useSecurityHeaders(),
+    settings.corsOrigins.length > 0 ? useCorsVary() : undefined,
+    // Last: it compresses the final body, with every header already set.
+    useCompression(settings),
+  ];
 }

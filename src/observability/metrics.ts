@@ -39,62 +39,96 @@ const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, open: 2 };
 
 /** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
-export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsOptions = {}): Metrics {
+export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   // Lag sampled every 100 ms, not every 10: the default timer woke an idle gateway a hundred times a second.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   if (cluster.isWorker) reportToPrimary(registry);
-  const upstreamLabels = ['method', 'route', 'status_class'] as const;
-  // Each metric takes few of the labels callers choose, so that the series stay bounded in
-  // combination, not only per label (docs/operations.md, section Metrics, gives the worst case):
-  // every operation name × client × version × outcome as series once made 8 MB of /metrics.
-  const requests = new Counter({
-    name: 'gateway_graphql_requests_total',
-    help: 'GraphQL operations answered, refusals included, by operation and outcome.',
-    labelNames: ['operation_name', 'operation_type', 'outcome'],
-    registers: [registry],
-  });
-  const requestSeconds = new Histogram({
-    name: 'gateway_graphql_request_duration_seconds',
-    help: 'Time from reading a GraphQL request to its response, by operation.',
-    labelNames: ['operation_name'],
-    registers: [registry],
-  });
-  const clientRequests = new Counter({
-    name: 'gateway_graphql_client_requests_total',
-    help: 'GraphQL operations answered, by calling app, its version and the outcome.',
-    labelNames: ['client_name', 'client_version', 'outcome'],
-    registers: [registry],
-  });
-  const errorCodes = new Counter({
-    name: 'gateway_graphql_errors_total',
-    help: 'GraphQL operations answered with each error code (an operation counts once per code it got).',
-    labelNames: ['code'],
-    registers: [registry],
-  });
-  const calls = new Counter({
-    name: 'gateway_upstream_requests_total',
-    help: 'Requests sent to the upstream REST API.',
-    labelNames: upstreamLabels,
-    registers: [registry],
-  });
-  const cacheLookups = new Counter({
-    name: 'gateway_response_cache_total',
-    help: 'Operations the read cache looked up, by outcome: hit, miss, bypass (Cache-Control: no-cache).',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const callSeconds = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Time from sending an upstream request to its last body byte.',
-    labelNames: upstreamLabels,
-    registers: [registry],
-  });
+  return { registry, observeRequest: requestMetrics(registry, options), observeUpstreamCall: upstreamCallMetrics(registry) };
+}
 
-  // Only a name vouched for takes one of the label slots: an operation that ran for a token the
-  // upstream accepted (it answered anything but 401 or 403), or a trusted document. Junk names sent
-  // without a token count as `other`.
-  // A cache hit is an answer the upstream gave this very caller within the time to live.
+const counter = <L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) =>
+  new Counter({ name, help, labelNames, registers: [registry] });
+
+const histogram = <L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) =>
+  new Histogram({ name, help, labelNames, registers: [registry] });
+
+/**
+ * The metrics of each operation. Each takes few of the labels callers choose, so that the series
+ * stay bounded in combination, not only per label (docs/operations.md, section Metrics, gives the
+ * worst case): every operation name × client × version × outcome as series once made 8 MB of /metrics.
+ */
+function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['observeRequest'] {
+  const requests = counter(
+    registry,
+    'gateway_graphql_requests_total',
+    'GraphQL operations answered, refusals included, by operation and outcome.',
+    ['operation_name', 'operation_type', 'outcome'],
+  );
+  const requestSeconds = histogram(
+    registry,
+    'gateway_graphql_request_duration_seconds',
+    'Time from reading a GraphQL request to its response, by operation.',
+    ['operation_name'],
+  );
+  const clientRequests = counter(
+    registry,
+    'gateway_graphql_client_requests_total',
+    'GraphQL operations answered, by calling app, its version and the outcome.',
+    ['client_name', 'client_version', 'outcome'],
+  );
+  const errorCodes = counter(
+    registry,
+    'gateway_graphql_errors_total',
+    'GraphQL operations answered with each error code (an operation counts once per code it got).',
+    ['code'],
+  );
+  const cacheLookups = counter(
+    registry,
+    'gateway_response_cache_total',
+    'Operations the read cache looked up, by outcome: hit, miss, bypass (Cache-Control: no-cache).',
+    ['outcome'],
+  );
+  const { operationName, clientLabels } = boundedRequestLabels(options);
+  return (summary) => {
+    const operation_name = operationName(summary);
+    requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
+    requestSeconds.observe({ operation_name }, summary.durationMs / 1000);
+    clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
+    for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
+    if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
+  };
+}
+
+/** The metrics of each upstream call sent. */
+function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall'] {
+  const labels = ['method', 'route', 'status_class'] as const;
+  const calls = counter(registry, 'gateway_upstream_requests_total', 'Requests sent to the upstream REST API.', labels);
+  const callSeconds = histogram(
+    registry,
+    'gateway_upstream_request_duration_seconds',
+    'Time from sending an upstream request to its last body byte.',
+    labels,
+  );
+  return (call) => {
+    const values = {
+      method: call.method,
+      route: call.route,
+      status_class: call.status === undefined ? 'none' : `${Math.floor(call.status / 100)}xx`,
+    };
+    calls.inc(values);
+    callSeconds.observe(values, call.durationMs / 1000);
+  };
+}
+
+/**
+ * The labels callers choose, bounded: an operation's name and the calling app's name and version.
+ * Only a name vouched for takes one of the label slots: an operation that ran for a token the
+ * upstream accepted (it answered anything but 401 or 403), or a trusted document. Junk names sent
+ * without a token count as `other`. A cache hit is an answer the upstream gave this very caller
+ * within the time to live.
+ */
+function boundedRequestLabels({ namesAreTrusted = false, clientNames }: MetricsOptions) {
   const vouched = ({ executed, upstreamStatuses, cache }: RequestSummary) =>
     cache === 'hit' ||
     (executed && (namesAreTrusted || upstreamStatuses.some((status) => status !== undefined && status !== 401 && status !== 403)));
@@ -119,26 +153,7 @@ export function createMetrics({ namesAreTrusted = false, clientNames }: MetricsO
       client_version: version === undefined ? 'none' : clientVersions(`${name}@${version}`) === 'other' ? 'other' : version,
     };
   };
-  return {
-    registry,
-    observeRequest(summary) {
-      const operation_name = operationName(summary);
-      requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
-      requestSeconds.observe({ operation_name }, summary.durationMs / 1000);
-      clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
-      for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
-      if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
-    },
-    observeUpstreamCall(call) {
-      const labels = {
-        method: call.method,
-        route: call.route,
-        status_class: call.status === undefined ? 'none' : `${Math.floor(call.status / 100)}xx`,
-      };
-      calls.inc(labels);
-      callSeconds.observe(labels, call.durationMs / 1000);
-    },
-  };
+  return { operationName, clientLabels };
 }
 
 /** A label value as given while fewer than `max` distinct ones were taken; `other` after that. */

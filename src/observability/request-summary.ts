@@ -1,10 +1,8 @@
 import { MAX_NAME_LENGTH } from '../config/parsers.js';
 import type { ClientIdentity } from './client-identity.js';
+import { type CacheOutcome, OperationRecord } from './operation-record.js';
 
 type Outcome = 'ok' | 'partial' | 'error';
-
-/** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
-export type CacheOutcome = 'hit' | 'miss' | 'bypass';
 
 const OPERATION_NAME = new RegExp(`^[_A-Za-z][_0-9A-Za-z]{0,${MAX_NAME_LENGTH - 1}}$`);
 
@@ -51,6 +49,31 @@ export interface RequestSummary {
   errorCodes: string[];
 }
 
+/** What the log line and the metrics learn of an operation from its record, once its response (its last part, for an answer in parts) is out with `status`. */
+export function summaryOf(record: OperationRecord, status: number): RequestSummary {
+  const failed = record.errorCodes.length > 0 || status >= 400;
+  const upstreamStatuses = record.upstreamCalls.map((call) => call?.status);
+  const { incremental } = record;
+  return {
+    requestId: record.requestId,
+    client: record.client,
+    ...(record.batch ? { batch: record.batch } : {}),
+    operationName: record.operationName,
+    operationType: record.operationType,
+    status,
+    durationMs: performance.now() - record.startedAt,
+    ...(incremental
+      ? { incremental: { parts: incremental.parts, firstPartMs: incremental.firstPartMs, complete: incremental.complete } }
+      : {}),
+    upstreamCalls: upstreamStatuses.length,
+    executed: record.executed,
+    upstreamStatuses,
+    ...(record.cache ? { cache: record.cache } : {}),
+    outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
+    errorCodes: record.errorCodes,
+  };
+}
+
 /** The summary of a request refused before GraphQL saw it (the HTTP front's 413 and 415): nothing parsed, nothing run. */
 export function refusalSummary({
   requestId,
@@ -59,17 +82,7 @@ export function refusalSummary({
   code,
   durationMs,
 }: Pick<RequestSummary, 'requestId' | 'client' | 'status' | 'durationMs'> & { code: string }): RequestSummary {
-  return {
-    requestId,
-    client,
-    operationName: undefined,
-    operationType: undefined,
-    status,
-    durationMs,
-    upstreamCalls: 0,
-    executed: false,
-    upstreamStatuses: [],
-    outcome: 'error',
-    errorCodes: [code],
-  };
+  const record = new OperationRecord(requestId, client, undefined, performance.now() - durationMs);
+  record.errorCodes.push(code);
+  return summaryOf(record, status);
 }

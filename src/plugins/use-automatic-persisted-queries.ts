@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type APQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import type { Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
+import { recordOf } from '../observability/operation-record.js';
 import { InProcessPersistedQueries, type PersistedQueryStore } from '../state/persisted-queries.js';
 
 export interface AutomaticPersistedQueriesOptions {
@@ -35,8 +36,6 @@ export function useAutomaticPersistedQueries({
     set: () => undefined,
   };
   const apq = useAPQ({ store: yogaStore });
-  /** The hash and text a request in flight sent to register, until its validation says whether they are kept. */
-  const registering = new WeakMap<object, { hash: string; text: string }>();
   return {
     onParams(payload) {
       const { params, context } = payload;
@@ -46,14 +45,19 @@ export function useAutomaticPersistedQueries({
       const text = params.query;
       if (text != null && typeof text !== 'string') return;
       const checked = apq.onParams?.(payload);
-      if (typeof text !== 'string' || typeof persisted?.sha256Hash !== 'string') return checked;
+      const record = recordOf(context);
+      if (typeof text !== 'string' || typeof persisted?.sha256Hash !== 'string' || !record) return checked;
       const hash = persisted.sha256Hash;
-      return Promise.resolve(checked).then(() => void registering.set(context, { hash, text }));
+      // Kept on the operation's record until its validation says whether the text is kept.
+      return Promise.resolve(checked).then(() => {
+        record.registration = { hash, text };
+      });
     },
     onValidate: ({ context }) => {
-      const registration = registering.get(context);
+      const record = recordOf(context);
+      const registration = record?.registration;
       if (registration === undefined) return;
-      registering.delete(context);
+      record!.registration = undefined;
       return ({ valid }) => {
         // Hashed again rather than trusting that Yoga's plugin checked this very request (it skips a `version` other than 1).
         // Not awaited: the answer never waits for the store, which reports its own failures.

@@ -3,6 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { defaultSettings } from '../config/settings.js';
 import { limitExceeded, refusedBeforeRunning } from '../errors.js';
+import { recordOf } from '../observability/operation-record.js';
 
 export interface DocumentCacheOptions {
   /** Largest document, in UTF-8 bytes of its text, refused before it is parsed (MAX_DOCUMENT_BYTES). @default 65536 */
@@ -42,8 +43,6 @@ export function useDocumentCache({
     documentCacheBytes > 0
       ? new LRUCache<string, DocumentNode>({ maxSize: documentCacheBytes, sizeCalculation: (document, text) => costOf(text, document) })
       : undefined;
-  /** The text each document of a request in flight was parsed from, until it is validated. */
-  const parsedFrom = new WeakMap<DocumentNode, string>();
   /** Documents kept: they passed validation under these very rules, which never change for a gateway. */
   const valid = new WeakSet<DocumentNode>();
   return {
@@ -58,24 +57,27 @@ export function useDocumentCache({
       );
       throw refusedBeforeRunning(error);
     },
-    onParse: ({ params, setParsedDocument }) => {
+    onParse: ({ params, context, setParsedDocument }) => {
       if (!documents) return;
       const text = typeof params.source === 'string' ? params.source : params.source.body;
       const kept = documents.get(text);
       if (kept) return setParsedDocument(kept);
+      const record = recordOf(context);
       return ({ result }) => {
-        if (result && !(result instanceof Error)) parsedFrom.set(result as DocumentNode, text);
+        if (record && result && !(result instanceof Error)) record.parsed = { document: result as DocumentNode, text };
       };
     },
-    onValidate: ({ params, setResult }) => {
+    onValidate: ({ params, context, setResult }) => {
       if (!documents) return;
       const document = params.documentAST;
       if (valid.has(document)) return setResult([]);
+      const record = recordOf(context);
       return ({ valid: passed }) => {
-        const text = parsedFrom.get(document);
-        if (!passed || text === undefined) return;
+        const parsed = record?.parsed;
+        if (!passed || !parsed || parsed.document !== document) return;
+        record!.parsed = undefined;
         valid.add(document);
-        documents.set(text, document);
+        documents.set(parsed.text, document);
       };
     },
   };

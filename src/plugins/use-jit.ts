@@ -1,6 +1,8 @@
 import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { memoize1 } from '@graphql-tools/utils';
 import { type DocumentNode, GraphQLError, getOperationAST, Kind, type Source, type ValidationRule, valueFromASTUntyped } from 'graphql';
+import { copiedError } from '../errors.js';
 import { incrementalDirectivesOf } from '../schema/incremental-delivery.js';
 
 /**
@@ -49,7 +51,8 @@ export function useJit(): Plugin {
   };
 }
 
-const documentCopies = new WeakMap<DocumentNode, Map<string, DocumentNode>>();
+/** Each document's copies per operation name, made once and released with it. */
+const copiesOf = memoize1((_document: DocumentNode) => new Map<string, DocumentNode>());
 
 /**
  * @envelop/graphql-jit caches the compiled function by document alone, yet compiles only the
@@ -66,11 +69,7 @@ function documentPerOperation(document: DocumentNode, operationName: string | nu
     if (definition.kind === Kind.OPERATION_DEFINITION) names.push(definition.name?.value ?? '');
   }
   if (names.length < 2 || !names.includes(operationName)) return document;
-  let copies = documentCopies.get(document);
-  if (copies === undefined) {
-    copies = new Map();
-    documentCopies.set(document, copies);
-  }
+  const copies = copiesOf(document);
   let copy = copies.get(operationName);
   if (copy === undefined) {
     copy = { ...document };
@@ -107,11 +106,9 @@ function isJitError(error: GraphQLError): boolean {
 }
 
 function rebuilt(error: GraphQLError, source: Source, requestError: boolean): GraphQLError {
-  return new GraphQLError(error.message, {
+  return copiedError(error, {
     source,
     positions: error.locations?.map(({ line, column }) => offsetOf(source.body, line, column)),
-    path: error.path,
-    originalError: error.originalError,
     extensions: requestError ? { ...error.extensions, http: { status: 400 } } : error.extensions,
   });
 }

@@ -1,12 +1,16 @@
 import type { Plugin } from '@envelop/core';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { memoize1 } from '@graphql-tools/utils';
 import {
   BREAK,
   type DocumentNode,
   type GraphQLError,
   type GraphQLSchema,
   getIntrospectionQuery,
+  getOperationAST,
+  getVariableValues,
+  Kind,
   parse,
   type ValidationContext,
   type ValidationRule,
@@ -14,7 +18,8 @@ import {
   visit,
 } from 'graphql';
 import { defaultSettings } from '../config/settings.js';
-import { type LimitName, limitExceeded } from '../errors.js';
+import { type LimitName, limitExceeded, refusedBeforeRunning } from '../errors.js';
+import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 export interface LimitsOptions {
   /** Selection depth of an operation (MAX_DEPTH). @default 8 */
@@ -27,6 +32,10 @@ export interface LimitsOptions {
   maxDirectives?: number;
   /** Cost of an operation, by the formula below (MAX_COST). @default 20000 */
   maxCost?: number;
+  /** `@defer` and `@stream` in an operation, the fragments it spreads included (MAX_INCREMENTAL_DIRECTIVES). @default 4 */
+  maxIncrementalDirectives?: number;
+  /** Largest `initialCount` of `@stream`: the longest list a field answers, since a larger one would stream nothing. @default no bound */
+  maxInitialCount?: number;
 }
 
 const DEFAULTS = defaultSettings();
@@ -44,6 +53,12 @@ const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
  * of at most twice that of the fullest standard introspection query on this schema, so every tool's
  * introspection runs while fifteen aliased copies of it do not. It is derived rather than set, so
  * it grows with the schema.
+ *
+ * `@defer` and `@stream` have theirs, after armor's: at most `maxIncrementalDirectives` of them in
+ * an operation, and an `initialCount` from 0 to `maxInitialCount`, checked while validating, or
+ * before execution for one given as a variable (of a directive still in the document then: one
+ * taken out for an answer that cannot come in parts streams nothing). Both are LIMIT_EXCEEDED,
+ * naming `incrementalDirectives` or `initialCount`.
  */
 export function useLimits({
   maxDepth = DEFAULTS.maxDepth,
@@ -51,6 +66,8 @@ export function useLimits({
   maxTokens = DEFAULTS.maxTokens,
   maxDirectives = DEFAULTS.maxDirectives,
   maxCost = DEFAULTS.maxCost,
+  maxIncrementalDirectives = DEFAULTS.maxIncrementalDirectives,
+  maxInitialCount = Number.MAX_SAFE_INTEGER,
 }: LimitsOptions = {}): Plugin {
   const armor = EnvelopArmorPlugin({
     maxDepth: { n: maxDepth, ...reject('depth', maxDepth) },
@@ -61,9 +78,19 @@ export function useLimits({
     // Suggestions of every kind are hidden by useHiddenSuggestions, in one place.
     blockFieldSuggestion: { enabled: false },
   });
+  const incremental = incrementalBoundsRule(maxIncrementalDirectives, maxInitialCount);
   let introspectionRule: ValidationRule | undefined;
   return {
-    onPluginInit: ({ addPlugin }) => addPlugin(armor),
+    onPluginInit: ({ addPlugin }) => {
+      addPlugin(armor);
+      addPlugin({
+        onValidate: ({ addValidationRule }) => addValidationRule(incremental),
+        onExecute: ({ args, setResultAndStopExecution }) => {
+          const error = initialCountFromVariables(args, maxInitialCount);
+          if (error) setResultAndStopExecution({ errors: [refusedBeforeRunning(error)] });
+        },
+      });
+    },
     onValidate: ({ addValidationRule, params }) => {
       // Only operations that introspect: the others are held to MAX_COST, and must not also be told of introspection's bound.
       if (!introspects(params.documentAST)) return;
@@ -76,13 +103,12 @@ export function useLimits({
   };
 }
 
-/** Per document, which Yoga keeps between requests (useDocumentCache): the walk is made once. */
-const introspecting = new WeakMap<DocumentNode, boolean>();
-
-/** Whether the document asks for `__schema` or `__type` anywhere (`__typename` is free and not introspection here). */
-function introspects(document: DocumentNode): boolean {
-  const known = introspecting.get(document);
-  if (known !== undefined) return known;
+/**
+ * Whether the document asks for `__schema` or `__type` anywhere (`__typename` is free and not
+ * introspection here); per document, which Yoga keeps between requests (useDocumentCache), so the
+ * walk is made once.
+ */
+const introspects = memoize1((document: DocumentNode): boolean => {
   let found = false;
   visit(document, {
     Field(node) {
@@ -91,9 +117,8 @@ function introspects(document: DocumentNode): boolean {
       return BREAK;
     },
   });
-  introspecting.set(document, found);
   return found;
-}
+});
 
 /** The standard introspection query with every option on: the largest any tool sends. */
 export const FULLEST_INTROSPECTION_QUERY = getIntrospectionQuery({
@@ -131,4 +156,75 @@ function reject(limit: LimitName, max: number) {
       },
     ],
   };
+}
+
+function incrementalBoundsRule(maxDirectives: number, maxInitialCount: number): ValidationRule {
+  return (context) => ({
+    OperationDefinition(operation) {
+      let count = 0;
+      const countIn = (node: Parameters<typeof visit>[0]) =>
+        visit(node, {
+          Directive(directive) {
+            if (isIncrementalDirective(directive)) count++;
+          },
+        });
+      countIn(operation);
+      for (const fragment of context.getRecursivelyReferencedFragments(operation)) countIn(fragment);
+      if (count > maxDirectives) {
+        context.reportError(
+          limitExceeded(
+            'incrementalDirectives',
+            maxDirectives,
+            `This operation holds ${count} @defer and @stream directives, more than the ${maxDirectives} allowed (MAX_INCREMENTAL_DIRECTIVES).`,
+          ),
+        );
+      }
+    },
+    Directive(directive) {
+      if (directive.name.value !== 'stream') return;
+      const value = directive.arguments?.find((argument) => argument.name.value === 'initialCount')?.value;
+      if (value?.kind === Kind.INT) {
+        const error = initialCountError(Number(value.value), maxInitialCount);
+        if (error) context.reportError(error);
+      }
+    },
+  });
+}
+
+function initialCountError(initialCount: number, max: number): GraphQLError | undefined {
+  if (initialCount >= 0 && initialCount <= max) return undefined;
+  return limitExceeded('initialCount', max, `The initialCount of @stream must be 0 to ${max}, the longest list a field answers.`);
+}
+
+/** An `initialCount` of `@stream` given as a variable, read as execution will read it. */
+function initialCountFromVariables(
+  args: {
+    schema: Parameters<typeof getVariableValues>[0];
+    document: DocumentNode;
+    operationName?: string | null | undefined;
+    variableValues?: unknown;
+  },
+  max: number,
+): GraphQLError | undefined {
+  const names = incrementalDirectivesOf(args.document).flatMap((directive) => {
+    const value = directive.arguments?.find((argument) => argument.name.value === 'initialCount')?.value;
+    return directive.name.value === 'stream' && value?.kind === Kind.VARIABLE ? [value.name.value] : [];
+  });
+  if (names.length === 0) return undefined;
+  const operation = getOperationAST(args.document, args.operationName);
+  const coerced = getVariableValues(
+    args.schema,
+    operation?.variableDefinitions ?? [],
+    (args.variableValues ?? {}) as Record<string, unknown>,
+  );
+  // Variables that do not fit are execution's to report.
+  if (coerced.errors) return undefined;
+  for (const name of names) {
+    const value = coerced.coerced[name];
+    if (typeof value === 'number') {
+      const error = initialCountError(value, max);
+      if (error) return error;
+    }
+  }
+  return undefined;
 }

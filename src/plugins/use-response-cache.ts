@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type ExecutionResult, getOperationAST } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { isBearer } from '../context.js';
-import type { CacheOutcome } from '../observability/request-summary.js';
+import { recordOf } from '../observability/operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
 
@@ -11,8 +11,6 @@ export interface ResponseCacheOptions {
   cache: ResponseCache;
   /** How long an answer is served again (CACHE_TTL_MS); 0 turns the cache off. */
   cacheTtlMs: number;
-  /** Told, per operation, whether the answer came from the cache: for the log line and the metrics. @default none */
-  onLookup?: (context: object, outcome: CacheOutcome) => void;
 }
 
 /**
@@ -22,42 +20,44 @@ export interface ResponseCacheOptions {
  * single error are kept; a request with `Cache-Control: no-cache` (or `no-store`) skips the lookup and
  * refreshes the entry; a mutation drops every answer its caller has, before and after it runs, so
  * that none read before it is served after it. Another caller never finds an entry, and a request
- * without a Bearer credential neither reads nor writes.
+ * without a Bearer credential neither reads nor writes. What it did is the operation record's
+ * `cache`, for the log line and the metrics.
  */
-export function useResponseCache({ cache, cacheTtlMs, onLookup }: ResponseCacheOptions): Plugin {
-  /** The cache key of each operation that missed, by its context, until its result is known. */
-  const misses = new WeakMap<object, { caller: string; request: string }>();
+export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): Plugin {
   return {
     onParams: async ({ params, request, context, setResult }) => {
       const authorization = request.headers.get('authorization');
-      if (!isBearer(authorization) || typeof params.query !== 'string') return;
-      const caller = callerKeyOf(request, authorization);
-      const key = requestKey(params);
-      misses.set(context, { caller, request: key });
+      const record = recordOf(context);
+      if (!record || !isBearer(authorization) || typeof params.query !== 'string') return;
+      const entry = { caller: callerKeyOf(request, authorization), request: requestKey(params) };
+      record.cacheEntry = entry;
       if (/\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '')) {
-        onLookup?.(context, 'bypass');
+        record.cache = 'bypass';
         return;
       }
-      const body = await cache.get(caller, key);
+      const body = await cache.get(entry.caller, entry.request);
       if (body === undefined) {
-        onLookup?.(context, 'miss');
+        record.cache = 'miss';
         return;
       }
-      misses.delete(context);
-      onLookup?.(context, 'hit');
+      record.cacheEntry = undefined;
+      record.cache = 'hit';
+      // Only queries are kept: a hit is one, though it never runs.
+      record.operationType = 'query';
       // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
       // read only whether a result has data and errors, which a stored answer has and has not.
       setResult({ data: STORED_ANSWER, stringify: () => body } as ExecutionResult);
     },
     onExecute: async ({ args }) => {
-      const entry = misses.get(args.contextValue);
-      if (!entry || getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
-      misses.delete(args.contextValue);
+      const record = recordOf(args.contextValue);
+      const entry = record?.cacheEntry;
+      if (!entry || record.operationType !== 'mutation') return;
+      record.cacheEntry = undefined;
       await cache.dropCaller(entry.caller);
       return { onExecuteDone: () => cache.dropCaller(entry.caller) };
     },
     onExecutionResult: async ({ result, context }) => {
-      const entry = misses.get(context);
+      const entry = recordOf(context)?.cacheEntry;
       if (!entry || !result || isAsyncIterable(result) || result.errors?.length || !result.data) return;
       await cache.set(entry.caller, entry.request, JSON.stringify(result), cacheTtlMs);
     },

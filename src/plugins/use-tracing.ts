@@ -1,10 +1,7 @@
-import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import { getOperationAST } from 'graphql';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';
-import { clientOf } from '../observability/client-identity.js';
-import { requestIdOf } from '../observability/request-id.js';
-import { recordedOperationName } from '../observability/request-summary.js';
+import { recordOf, recordsOf } from '../observability/operation-record.js';
 
 export interface TracingOptions {
   /** Makes the spans; needs a registered tracer provider (context manager and W3C propagator). */
@@ -17,29 +14,28 @@ export interface TracingOptions {
  * A SERVER span per GraphQL operation, continuing the caller's W3C trace when it sent one (unless
  * TRACE_CALLER_CONTEXT=false), so a browser's trace runs on through the gateway to the upstream
  * call. The span is made active around the operation, so the upstream calls made by its resolvers
- * become children (src/observability/tracing.ts). It names the calling app (client awareness).
+ * become children (src/observability/tracing.ts). It reads the operation's record for its request
+ * id, the calling app (client awareness) and the operation's name and type, and keeps the span there.
  */
 export function useTracing({ tracer, traceCallerContext = true }: TracingOptions): Plugin {
-  // By each operation's context, not by the Request: the operations of a batch share one Request.
-  const spans = new WeakMap<object, Span>();
   return {
     instrumentation: {
       operation: ({ request, context: operationContext }, wrapped) => {
+        // An operation of a batch holds its own record only from its parameters on; what names the request is every record's.
+        const [record] = recordsOf(operationContext);
         const parent = traceCallerContext ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
-        const client = clientOf(request.headers);
         const span = tracer.startSpan(
           'graphql operation',
           {
             kind: SpanKind.SERVER,
             attributes: {
-              'gateway.request_id': requestIdOf(request),
-              ...(client.name === undefined ? {} : { 'graphql.client.name': client.name }),
-              ...(client.version === undefined ? {} : { 'graphql.client.version': client.version }),
+              ...(record ? { 'gateway.request_id': record.requestId } : {}),
+              ...(record?.client.name === undefined ? {} : { 'graphql.client.name': record.client.name }),
+              ...(record?.client.version === undefined ? {} : { 'graphql.client.version': record.client.version }),
             },
           },
           parent,
         );
-        spans.set(operationContext, span);
         return context.with(trace.setSpan(parent, span), async () => {
           try {
             await wrapped();
@@ -49,17 +45,21 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
         });
       },
     },
+    // Inside the operation, whose span is the active one: kept on its record, which its context holds from here on.
+    onParams: ({ context: operationContext }) => {
+      const record = recordOf(operationContext);
+      if (record) record.span = trace.getActiveSpan();
+    },
     onExecute: ({ args }) => {
-      const span = spans.get(args.contextValue);
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!span || !operation) return;
-      const name = recordedOperationName(operation.name?.value);
-      span.updateName(name ? `${operation.operation} ${name}` : operation.operation);
-      span.setAttribute('graphql.operation.type', operation.operation);
-      if (name) span.setAttribute('graphql.operation.name', name);
+      const record = recordOf(args.contextValue);
+      if (!record?.span || !record.operationType) return;
+      const name = record.operationName;
+      record.span.updateName(name ? `${record.operationType} ${name}` : record.operationType);
+      record.span.setAttribute('graphql.operation.type', record.operationType);
+      if (name) record.span.setAttribute('graphql.operation.name', name);
     },
     onExecutionResult: ({ context: operationContext, result }) => {
-      const span = spans.get(operationContext);
+      const span = recordOf(operationContext)?.span;
       if (!span || !result || Symbol.asyncIterator in result) return;
       const codes = [...new Set((result.errors ?? []).map(codeOf))];
       if (codes.length === 0) return;

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { SectionSettings } from '../config/settings.js';
 import { codeOf } from '../errors.js';
@@ -26,7 +27,11 @@ export interface UpstreamClientOptions {
   settings: UpstreamSettings;
   /** Keep-alive sockets kept open to the upstream origin. @default 128 */
   connections?: number;
-  /** Told about every finished upstream call, for logs, metrics and traces. @default none */
+  /**
+   * Told about every upstream call sent, once it is over, for the call's log line, metrics and span:
+   * here rather than from the operation's record, because a call can outlive its operation's answer
+   * (a client gone mid-stream). @default none
+   */
   onCall?: (call: UpstreamCall) => void;
   /** Wraps every call, e.g. in a trace span, and may add headers to it (`send`'s argument). @default none */
   around?: <T>(request: UpstreamRequest, send: (traceHeaders: Record<string, string>) => Promise<T>) => Promise<T>;
@@ -39,11 +44,28 @@ export interface UpstreamCall {
   route: string;
   /** HTTP status, or undefined when no answer arrived. */
   status: number | undefined;
+  /** When it was sent (performance.now()). */
+  startedAt: number;
   durationMs: number;
+  /** Why each retry was made, in order: the status that failed (`503`) or the error's code (`ECONNRESET`); it took one attempt more than this holds. */
+  retries: readonly string[];
+  /** The call was another request's, joined because it was identical and in flight (`InFlightReads`): nothing was sent for this one. */
+  coalesced: boolean;
+  /** The response headers of its last attempt, as received (names in lower case); empty when no answer arrived. */
+  headers: Readonly<IncomingHttpHeaders>;
   /** The error code the caller gets, or undefined on success. */
   errorCode: string | undefined;
   requestId: string;
 }
+
+/** What one call learns as it goes, for its UpstreamCall. */
+interface CallNotes {
+  retries: string[];
+  headers: IncomingHttpHeaders;
+}
+
+/** A call that is over: what observers learn of it, and its reply or its failure. */
+type Exchange = { call: UpstreamCall } & ({ reply: UpstreamReply; failure?: undefined } | { reply?: undefined; failure: unknown });
 
 /**
  * The gateway's only way to the upstream: one keep-alive pool to UPSTREAM_URL's origin, behind a
@@ -66,7 +88,7 @@ export class UpstreamClient {
   readonly #onCall: UpstreamClientOptions['onCall'];
   readonly #around: UpstreamClientOptions['around'];
   /** GETs in flight, so that identical ones of one caller share a call. */
-  readonly #reads = new InFlightReads<UpstreamReply>();
+  readonly #reads = new InFlightReads<Exchange>();
 
   constructor({ settings, connections = 128, onCall, around }: UpstreamClientOptions) {
     const { upstreamTimeoutMs, upstreamMaxBytes } = settings;
@@ -96,16 +118,41 @@ export class UpstreamClient {
     return this.#breaker.state;
   }
 
-  /** Sends one call for `caller`, within `limits`; resolves with the envelope, or rejects with an UpstreamFailure. */
-  request(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits = {}): Promise<UpstreamReply> {
-    if (request.method !== 'GET') return this.#traced(request, caller, limits);
-    // The caller's own credential is part of the key: reads are never shared across callers.
-    const key = JSON.stringify([caller.authorization, request.route, request.params, request.query]);
-    const { signal, ...bounds } = limits;
-    return this.#reads.join(key, (shared) => this.#traced(request, caller, { ...bounds, signal: shared }), signal);
+  /**
+   * Sends one call for `caller`, within `limits`; resolves with the envelope, or rejects with an
+   * UpstreamFailure. `report` is told the call once it is over, as `onCall` is for every call sent
+   * (a read that joined one in flight is reported to its caller as `coalesced`, never to `onCall`).
+   */
+  async request(
+    request: UpstreamRequest,
+    caller: CallerIdentity,
+    limits: CallLimits = {},
+    report?: (call: UpstreamCall) => void,
+  ): Promise<UpstreamReply> {
+    let joined = false;
+    let exchange: Promise<Exchange>;
+    if (request.method !== 'GET') exchange = this.#traced(request, caller, limits);
+    else {
+      // The caller's own credential is part of the key: reads are never shared across callers.
+      const key = JSON.stringify([caller.authorization, request.route, request.params, request.query]);
+      const { signal, ...bounds } = limits;
+      joined = true;
+      exchange = this.#reads.join(
+        key,
+        (shared) => {
+          joined = false;
+          return this.#traced(request, caller, { ...bounds, signal: shared });
+        },
+        signal,
+      );
+    }
+    const { call, reply, failure } = await exchange;
+    report?.(joined ? { ...call, coalesced: true } : call);
+    if (reply) return reply;
+    throw failure;
   }
 
-  #traced(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits): Promise<UpstreamReply> {
+  #traced(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits): Promise<Exchange> {
     const send = (traceHeaders: Record<string, string>) => this.#observed(request, caller, limits, traceHeaders);
     return this.#around ? this.#around(request, send) : send({});
   }
@@ -116,35 +163,41 @@ export class UpstreamClient {
     return this.#pool.close();
   }
 
-  async #observed(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits, traceHeaders: Record<string, string>) {
-    if (!this.#onCall) return this.#guarded(request, caller, limits, traceHeaders);
-    const started = performance.now();
-    let status: number | undefined;
-    let errorCode: string | undefined;
+  /** Never rejects: a failure is part of the Exchange, so that every request sharing the call learns the call with it. */
+  async #observed(
+    request: UpstreamRequest,
+    caller: CallerIdentity,
+    limits: CallLimits,
+    traceHeaders: Record<string, string>,
+  ): Promise<Exchange> {
+    const startedAt = performance.now();
+    const notes: CallNotes = { retries: [], headers: {} };
+    let outcome: { reply: UpstreamReply } | { failure: unknown };
     try {
-      const reply = await this.#guarded(request, caller, limits, traceHeaders);
-      status = reply.status;
-      return reply;
-    } catch (error) {
-      status = statusOf(error);
-      errorCode = codeOf(error as { extensions?: Record<string, unknown> });
-      throw error;
-    } finally {
-      this.#onCall({
-        method: request.method,
-        route: request.route,
-        status,
-        durationMs: performance.now() - started,
-        errorCode,
-        requestId: caller.requestId,
-      });
+      outcome = { reply: await this.#guarded(request, caller, limits, traceHeaders, notes) };
+    } catch (failure) {
+      outcome = { failure };
     }
+    const call: UpstreamCall = {
+      method: request.method,
+      route: request.route,
+      status: 'reply' in outcome ? outcome.reply.status : statusOf(outcome.failure),
+      startedAt,
+      durationMs: performance.now() - startedAt,
+      retries: notes.retries,
+      coalesced: false,
+      headers: notes.headers,
+      errorCode: 'reply' in outcome ? undefined : codeOf(outcome.failure as { extensions?: Record<string, unknown> }),
+      requestId: caller.requestId,
+    };
+    this.#onCall?.(call);
+    return { call, ...outcome };
   }
 
-  #guarded(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits, traceHeaders: Record<string, string>) {
+  #guarded(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits, traceHeaders: Record<string, string>, notes: CallNotes) {
     // A deadline used up before sending says nothing about the upstream, so the breaker never sees it.
     if (limits.deadline && limits.deadline.at <= Date.now()) return Promise.reject(deadlineExceeded(limits.deadline.ms));
-    return this.#breaker.run(() => this.#exchange(request, caller, limits, traceHeaders), limits.signal, caller.authorization);
+    return this.#breaker.run(() => this.#exchange(request, caller, limits, traceHeaders, notes), limits.signal, caller.authorization);
   }
 
   async #exchange(
@@ -152,17 +205,20 @@ export class UpstreamClient {
     caller: CallerIdentity,
     limits: CallLimits,
     traceHeaders: Record<string, string>,
+    notes: CallNotes,
   ): Promise<UpstreamReply> {
     const timer = new CallTimer(this.#settings.upstreamTimeoutMs, limits);
+    const onRetry = (reason: string) => notes.retries.push(reason);
     let status: number | undefined;
     let answer: Answer;
     try {
       const response = await this.#dispatcher.request({
         ...httpRequestOf(this.#basePath, request, caller, traceHeaders),
         signal: timer.signal,
-        retryOptions: { retry: retryPolicy(timer.expiresAt, timer.signal) },
+        retryOptions: { retry: retryPolicy(timer.expiresAt, timer.signal, { onRetry }) },
       } as Dispatcher.RequestOptions);
       status = response.statusCode;
+      notes.headers = response.headers;
       answer = await readAnswer(response);
     } catch (error) {
       throw this.#transportFailure(error, timer, status);

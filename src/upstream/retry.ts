@@ -28,13 +28,24 @@ export function retryInterceptor(settings: SectionSettings<'upstream'>): Dispatc
   });
 }
 
+export interface RetryObserver {
+  /** Told why each retry is made, as it is made: the status that failed (`503`) or the error's code (`ECONNRESET`). @default none */
+  onRetry?: ((reason: string) => void) | undefined;
+  /** The jitter's source of numbers in [0, 1). @default Math.random */
+  random?: () => number;
+}
+
 /**
  * undici's own backoff has no jitter, so many callers failing together would retry together. This
  * one waits a random time up to the exponential step (full jitter), honours Retry-After when it
  * fits under `maxDelayMs`, and gives up early when the wait would outlive `deadline` or the
  * caller went away.
  */
-export function retryPolicy(deadline: number, signal: AbortSignal, random: () => number = Math.random): RetryHandler.RetryCallback {
+export function retryPolicy(
+  deadline: number,
+  signal: AbortSignal,
+  { onRetry, random = Math.random }: RetryObserver = {},
+): RetryHandler.RetryCallback {
   return (error, { state, opts }, next) => {
     const { statusCode, code, headers } = error as Error & {
       statusCode?: number;
@@ -56,6 +67,7 @@ export function retryPolicy(deadline: number, signal: AbortSignal, random: () =>
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
+      onRetry?.(statusCode === undefined ? (code ?? 'unknown') : String(statusCode));
       next(null);
     }, delay);
     signal.addEventListener('abort', onAbort, { once: true });

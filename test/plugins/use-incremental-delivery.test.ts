@@ -1,6 +1,7 @@
 import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useIncrementalDelivery } from '../../src/plugins/use-incremental-delivery.js';
+import { useLimits } from '../../src/plugins/use-limits.js';
 import { allParts, merged, partsOf } from '../support/incremental.js';
 import { answerTo, ENDPOINT, post, postForParts, refused, send, yogaWith } from '../support/yoga.js';
 
@@ -47,7 +48,11 @@ const schema = createSchema({
   },
 });
 
-const yoga = yogaWith([useIncrementalDelivery({ maxIncrementalDirectives: 2, maxInitialCount: 10 })], { schema, batching: true });
+// Their bounds are useLimits', listed after it as in the gateway.
+const yoga = yogaWith([useIncrementalDelivery(), useLimits({ maxIncrementalDirectives: 2, maxInitialCount: 10 })], {
+  schema,
+  batching: true,
+});
 
 beforeEach(() => {
   produced.items = 0;

@@ -2,20 +2,23 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { GraphQLError } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { recordOf } from '../../src/observability/operation-record.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { allParts, partsOf } from '../support/incremental.js';
+import { recordCalls } from '../support/summaries.js';
 import { ENDPOINT, post, postForParts, send, UUID, yogaWith } from '../support/yoga.js';
 
 describe('useRequestSummary', () => {
   const summaries: RequestSummary[] = [];
-  /** What the summary reads of the gateway's context: the statuses of the operation's upstream calls (here, by operation name). */
+  /** The statuses of the upstream calls an operation reports to its record (here, by operation name), as the gateway's Caller does. */
   const statuses: Record<string, Array<number | undefined>> = { Keys: [200, 404], Rename: [undefined] };
   const yoga = yogaWith([useRequestSummary({ onSummary: (summary) => summaries.push(summary) })], {
     batching: true,
-    context: ({ params }: { params?: { operationName?: string } }) => ({
-      caller: { upstreamStatuses: statuses[params?.operationName ?? ''] ?? [] },
-    }),
+    context: (context: { params?: { operationName?: string } }) => {
+      recordCalls(recordOf(context), statuses[context.params?.operationName ?? ''] ?? []);
+      return {};
+    },
   });
   beforeEach(() => {
     summaries.length = 0;
@@ -221,7 +224,10 @@ describe('useRequestSummary, for an answer in parts', () => {
   });
   const yoga = yogaWith([useDeferStream(), useRequestSummary({ onSummary: (summary) => summaries.push(summary) })], {
     schema,
-    context: () => ({ caller: { upstreamStatuses: [200, 200] } }),
+    context: (context: object) => {
+      recordCalls(recordOf(context), [200, 200]);
+      return {};
+    },
   });
   const streamed = (signal?: AbortSignal) =>
     postForParts(

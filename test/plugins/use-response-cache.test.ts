@@ -1,5 +1,6 @@
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
+import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { useResponseCache } from '../../src/plugins/use-response-cache.js';
 import { InProcessResponseCache } from '../../src/state/response-cache.js';
 import { post, yogaWith } from '../support/yoga.js';
@@ -35,14 +36,12 @@ const ALICE = { authorization: 'Bearer alice' };
 
 function cached(cacheTtlMs = 60_000) {
   const world = counting();
+  /** What the cache did with each operation, as its record tells the request summary. */
   const outcomes: string[] = [];
   const yoga = yogaWith(
     [
-      useResponseCache({
-        cache: new InProcessResponseCache(1024 * 1024),
-        cacheTtlMs,
-        onLookup: (_context, outcome) => outcomes.push(outcome),
-      }),
+      useResponseCache({ cache: new InProcessResponseCache(1024 * 1024), cacheTtlMs }),
+      useRequestSummary({ onSummary: ({ cache }) => cache && outcomes.push(cache) }),
     ],
     { schema: world.schema },
   );

@@ -1,4 +1,6 @@
+import type { OperationRecord } from '../../src/observability/operation-record.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
+import type { UpstreamCall } from '../../src/upstream/client.js';
 
 /**
  * A request summary as the metrics and the log line receive it: by default a query that ran, made
@@ -20,4 +22,29 @@ export function requestSummary(fields: Partial<RequestSummary> = {}): RequestSum
     errorCodes: [],
     ...fields,
   };
+}
+
+/** An upstream call as the client reports it: by default a GET of `/api_keys` that got 200 at once. */
+function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
+  return {
+    method: 'GET',
+    route: '/api_keys',
+    status: 200,
+    startedAt: 0,
+    durationMs: 1,
+    retries: [],
+    coalesced: false,
+    headers: {},
+    errorCode: undefined,
+    requestId: 'r',
+    ...fields,
+  };
+}
+
+/** Reports calls with these statuses to `record`, as a Caller does; an undefined status is a call still in flight. */
+export function recordCalls(record: OperationRecord | undefined, statuses: ReadonlyArray<number | undefined>): void {
+  for (const status of statuses) {
+    const report = record?.callSent();
+    if (status !== undefined) report?.(upstreamCall({ status }));
+  }
 }

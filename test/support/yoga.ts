@@ -1,4 +1,5 @@
 import { createSchema, createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { useOperationRecords } from '../../src/plugins/use-operation-records.js';
 
 /**
  * The in-process layer, as graphql-yoga tests its own plugins: one plugin (or a few) on a tiny
@@ -53,9 +54,17 @@ const tinySchema = createSchema({
 
 type Options = Omit<YogaServerOptions<Record<string, any>, Record<string, any>>, 'plugins'>;
 
-/** A Yoga server on the tiny schema (or `options.schema`) with only `plugins`, logging nothing. */
+/**
+ * A Yoga server on the tiny schema (or `options.schema`) with only `plugins`, logging nothing, after
+ * useOperationRecords as in the gateway: it opens the operation records the plugins read and write.
+ */
 export function yogaWith(plugins: Array<Plugin<any>>, options: Options = {}) {
-  return createYoga<Record<string, any>, Record<string, any>>({ schema: tinySchema, logging: false, ...options, plugins });
+  return createYoga<Record<string, any>, Record<string, any>>({
+    schema: tinySchema,
+    logging: false,
+    ...options,
+    plugins: [useOperationRecords(), ...plugins],
+  });
 }
 
 /** What a client can assert: the status, every header (names in lower case) and the body. */

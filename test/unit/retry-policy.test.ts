@@ -36,7 +36,7 @@ async function decide(
 ): Promise<{ retryAfterMs: number } | { gaveUp: Error }> {
   const started = Date.now();
   let outcome: { retryAfterMs: number } | { gaveUp: Error } | undefined;
-  retryPolicy(deadline, signal, random)(error, { state: { counter: attempt }, opts: { method, path: '/', retryOptions } }, (result) => {
+  retryPolicy(deadline, signal, { random })(error, { state: { counter: attempt }, opts: { method, path: '/', retryOptions } }, (result) => {
     outcome = result ? { gaveUp: result } : { retryAfterMs: Date.now() - started };
   });
   await vi.runAllTimersAsync();

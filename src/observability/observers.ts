@@ -1,0 +1,34 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { UpstreamClientOptions } from '../upstream/client.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { logRequest, logUpstreamCall } from './request-log.js';
+import type { RequestSummary } from './request-summary.js';
+import { annotateUpstreamSpan, traceUpstreamCall } from './tracing.js';
+
+/** Where what the gateway observes goes: each operation's summary, and each upstream call as it ends. */
+export interface Observers {
+  /** The log line and the metrics of one operation, Yoga's and the HTTP front's refusals alike. */
+  onSummary(summary: RequestSummary): void;
+  /** The upstream client's `onCall`: the call's debug line, metrics and span. */
+  onCall: NonNullable<UpstreamClientOptions['onCall']>;
+  /** The upstream client's `around`: the call's span, when tracing is on. */
+  around: UpstreamClientOptions['around'];
+}
+
+export function observers({ logger, metrics, tracer }: { logger: Logger; metrics: Metrics; tracer: Tracer | undefined }): Observers {
+  const logLine = logRequest(logger);
+  const logCall = logUpstreamCall(logger);
+  return {
+    onSummary: (summary) => {
+      logLine(summary);
+      metrics.observeRequest(summary);
+    },
+    onCall: (call) => {
+      logCall(call);
+      metrics.observeUpstreamCall(call);
+      if (tracer) annotateUpstreamSpan(call);
+    },
+    around: tracer ? traceUpstreamCall(tracer) : undefined,
+  };
+}

@@ -1,0 +1,132 @@
+import type { Span } from '@opentelemetry/api';
+import type { DocumentNode, GraphQLError } from 'graphql';
+import { codeOf } from '../errors.js';
+import type { UpstreamCall } from '../upstream/client.js';
+import type { ClientIdentity } from './client-identity.js';
+
+/** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
+export type CacheOutcome = 'hit' | 'miss' | 'bypass';
+
+/** An answer in parts (`@defer`, `@stream`) as it goes out. */
+export interface IncrementalParts {
+  /** Parts sent so far. */
+  parts: number;
+  /** When the first part went out, from reading the request. */
+  firstPartMs: number;
+  /** Whether the last part went out (false while it streams, and for good when the client went away first). */
+  complete: boolean;
+  /** No part follows: the last went out, the parts failed, or the client went away. */
+  ended: boolean;
+}
+
+/**
+ * What the gateway learns of one GraphQL operation while it answers it: the plugins write it, the
+ * operation's upstream calls report into it, and the log line, the metrics, the traces and the
+ * request summary read it. A request has one, or one per operation of a batch, opened when its
+ * parsing starts (useOperationRecords); the operation's context holds its own (`recordOf`) and the
+ * request's server context every one of them, in the batch's order (`recordsOf`). A fact one more
+ * plugin needs is a field here, written where it is learnt: never a map of its own.
+ */
+export class OperationRecord {
+  /** The operation's name as `recordedOperationName` bounds it: as sent, then as the document that ran says. */
+  operationName: string | undefined;
+  operationType: 'query' | 'mutation' | 'subscription' | undefined;
+  /** It passed validation and ran (an answer from the cache or a refusal did not). */
+  executed = false;
+  /** Its answer holds a non-null top-level field. */
+  hasData = false;
+  /** Distinct `extensions.code` values of its answer's errors, in order of appearance. */
+  readonly errorCodes: string[] = [];
+  /** The HTTP status of the response, once it is written. */
+  status: number | undefined;
+  /** Set when it is answered in parts. */
+  incremental: IncrementalParts | undefined;
+  /** Its upstream calls in the order they were sent, each undefined until it is over. */
+  readonly upstreamCalls: Array<UpstreamCall | undefined> = [];
+  /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
+  cache: CacheOutcome | undefined;
+  /** Where the read cache stores its answer, for an operation that missed (useResponseCache). */
+  cacheEntry: { caller: string; request: string } | undefined;
+  /** Its document as parsed from its text, until it is validated (useDocumentCache keeps it if it is valid). */
+  parsed: { document: DocumentNode; text: string } | undefined;
+  /** A persisted query it registers once its document is valid (useAutomaticPersistedQueries). */
+  registration: { hash: string; text: string } | undefined;
+  /** Its trace span, while tracing is on (useTracing). */
+  span: Span | undefined;
+
+  constructor(
+    readonly requestId: string,
+    readonly client: ClientIdentity,
+    /** Its place in a batched request (a JSON array); undefined for a single operation. */
+    readonly batch: { index: number; size: number } | undefined = undefined,
+    /** When the request was read (performance.now()): every operation of a batch has its request's. */
+    readonly startedAt: number = performance.now(),
+  ) {}
+
+  /** Adds the codes of `errors` not already noted. */
+  noteErrors(errors: readonly GraphQLError[] | undefined): void {
+    for (const error of errors ?? []) {
+      const code = codeOf(error);
+      if (!this.errorCodes.includes(code)) this.errorCodes.push(code);
+    }
+  }
+
+  /** Takes the next place among the upstream calls; the returned function fills it with the call once it is over. */
+  callSent(): (call: UpstreamCall) => void {
+    const slot = this.upstreamCalls.push(undefined) - 1;
+    return (call) => {
+      this.upstreamCalls[slot] = call;
+    };
+  }
+}
+
+/**
+ * Where the records hang: the request's server context holds every one, and the record of a single
+ * operation, whose context it is; each operation of a batch has a context of its own, which
+ * inherits from the server context and holds its own record. Written by the functions below alone.
+ */
+interface RecordedContext {
+  record?: OperationRecord | undefined;
+  records?: OperationRecord[];
+  /** The record opened for the request, before it was known to be a batch. */
+  opened?: OperationRecord;
+  /** The operations of a batch as parsed, to tell each one's place. */
+  batch?: readonly unknown[] | undefined;
+}
+
+/** The record of the operation whose GraphQL context this is; undefined before the request's parsing began. */
+export function recordOf(context: object): OperationRecord | undefined {
+  return (context as RecordedContext).record;
+}
+
+/** Every record of the request whose server context this is, in the batch's order; none before its parsing began. */
+export function recordsOf(serverContext: object): readonly OperationRecord[] {
+  return (serverContext as RecordedContext).records ?? [];
+}
+
+/** Opens the record of a request whose parsing begins, on its server context. */
+export function openRecord(serverContext: object, record: OperationRecord): void {
+  Object.assign(serverContext as RecordedContext, { records: [record], record, opened: record, batch: undefined });
+}
+
+/** A batch, once parsed: one record per operation, in its order, in place of the request's. */
+export function openBatchRecords(serverContext: object, operations: readonly unknown[]): void {
+  const first = (serverContext as RecordedContext).opened;
+  if (!first) return;
+  const size = operations.length;
+  const records = operations.map((_, index) => new OperationRecord(first.requestId, first.client, { index, size }, first.startedAt));
+  Object.assign(serverContext as RecordedContext, { records, record: undefined, batch: operations });
+}
+
+/** Gives a batch's operation, whose context and parameters these are, its own record to hold; a single operation's context holds its own already. */
+export function holdRecord(context: object, params: unknown): OperationRecord | undefined {
+  const recorded = context as RecordedContext;
+  if (recorded.batch) recorded.record = recorded.records?.[Math.max(0, recorded.batch.indexOf(params))];
+  return recorded.record;
+}
+
+/** A batch answered with one result (refused as a whole, over MAX_BATCH_SIZE) is one operation's: one line, not one per operation. */
+export function answeredAsOne(serverContext: object): void {
+  const recorded = serverContext as RecordedContext;
+  if (recorded.batch && recorded.opened) openRecord(recorded, recorded.opened);
+}

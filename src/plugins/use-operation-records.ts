@@ -1,0 +1,38 @@
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { clientOf } from '../observability/client-identity.js';
+import { holdRecord, OperationRecord, openBatchRecords, openRecord, recordOf } from '../observability/operation-record.js';
+import { requestIdOf } from '../observability/request-id.js';
+import { recordedOperationName } from '../observability/request-summary.js';
+
+/**
+ * Opens the record of each operation (src/observability/operation-record.ts) when its request's
+ * parsing begins, before any plugin can refuse it: one per request, or one per operation of a
+ * batch once it is parsed, each held by the operation's context from its parameters on. It writes
+ * what names the operation: its name as sent, then, when it runs, its name and type as the document
+ * says. Every plugin after it reads and writes the record; useRequestSummary hands it on.
+ */
+export function useOperationRecords(): Plugin {
+  return {
+    onRequestParse: ({ request, serverContext }) => {
+      openRecord(serverContext, new OperationRecord(requestIdOf(request), clientOf(request.headers)));
+      return {
+        onRequestParseDone: ({ requestParserResult }) => {
+          if (Array.isArray(requestParserResult)) openBatchRecords(serverContext, requestParserResult);
+        },
+      };
+    },
+    onParams: ({ params, context }) => {
+      const record = holdRecord(context, params);
+      if (record && params.operationName) record.operationName = recordedOperationName(params.operationName);
+    },
+    onExecute: ({ args }) => {
+      const record = recordOf(args.contextValue);
+      if (!record) return;
+      const definition = getOperationAST(args.document, args.operationName);
+      record.operationType = definition?.operation;
+      record.operationName = recordedOperationName(definition?.name?.value);
+      record.executed = true;
+    },
+  };
+}
