@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { StoreFailures } from './store-failures.js';
+import type { RedisLink } from './redis-link.js';
 
 /** One caller's allowance after it took some operations: what the answer's RateLimit headers say. */
 export interface RateDecision {
@@ -37,30 +36,32 @@ const MAX_CALLERS = 100_000;
  * limit, not two. While Redis fails (or is not connected: nothing waits for it), each replica counts
  * in its own memory instead, and the failure is reported.
  */
-export function operationLimiter(
-  settings: LimiterSettings,
-  shared?: { redis: Redis; prefix: string; failures: StoreFailures },
-): OperationLimiter {
+export function operationLimiter(settings: LimiterSettings, link?: RedisLink): OperationLimiter {
   const memory = new InProcessWindows(settings);
-  if (!shared) return memory;
+  if (!link) return memory;
   const limit = settings.rateLimitOperations;
   const redis = new RateLimiterRedis({
     points: limit,
     duration: settings.rateLimitWindowMs / 1000,
-    storeClient: shared.redis,
-    keyPrefix: `${shared.prefix}rate`,
+    storeClient: link.redis,
+    keyPrefix: `${link.prefix}rate`,
     rejectIfRedisNotReady: true,
   });
   return {
-    async take(caller, count) {
-      try {
-        return decision(await redis.consume(caller, count), true, limit);
-      } catch (refusal) {
-        if (refusal instanceof RateLimiterRes) return decision(refusal, false, limit);
-        shared.failures.record('rateLimits', refusal);
-        return memory.take(caller, count);
-      }
-    },
+    take: (caller, count) =>
+      link.run(
+        'rateLimits',
+        // rate-limiter-flexible rejects with the decision itself when the caller is over its allowance.
+        () =>
+          redis.consume(caller, count).then(
+            (result) => decision(result, true, limit),
+            (refusal: unknown) => {
+              if (refusal instanceof RateLimiterRes) return decision(refusal, false, limit);
+              throw refusal;
+            },
+          ),
+        () => memory.take(caller, count),
+      ),
   };
 }
 

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { StoreFailures } from './store-failures.js';
+import type { RedisLink } from './redis-link.js';
 
 /** Automatic persisted queries: document text by its SHA-256, registered by clients. */
 export interface PersistedQueryStore {
@@ -60,30 +59,26 @@ const REDIS_TTL_SECONDS = 24 * 60 * 60;
  * text again, as after a restart.
  */
 export class RedisPersistedQueries implements PersistedQueryStore {
-  constructor(
-    readonly redis: Redis,
-    readonly prefix: string,
-    readonly failures: StoreFailures,
-  ) {}
+  constructor(readonly link: RedisLink) {}
 
   async get(hash: string): Promise<string | undefined> {
-    try {
-      return (await this.redis.getex(this.#key(hash), 'EX', REDIS_TTL_SECONDS)) ?? undefined;
-    } catch (error) {
-      this.failures.record('persistedQueries', error);
-      return undefined;
-    }
+    const text = await this.link.run(
+      'persistedQueries',
+      (redis) => redis.getex(this.#key(hash), 'EX', REDIS_TTL_SECONDS),
+      () => null,
+    );
+    return text ?? undefined;
   }
 
   async set(hash: string, text: string): Promise<void> {
-    try {
-      await this.redis.set(this.#key(hash), text, 'EX', REDIS_TTL_SECONDS);
-    } catch (error) {
-      this.failures.record('persistedQueries', error);
-    }
+    await this.link.run(
+      'persistedQueries',
+      (redis) => redis.set(this.#key(hash), text, 'EX', REDIS_TTL_SECONDS),
+      () => null,
+    );
   }
 
   #key(hash: string) {
-    return `${this.prefix}apq:${hash}`;
+    return this.link.key('apq', hash);
   }
 }

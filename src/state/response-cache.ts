@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { StoreFailures } from './store-failures.js';
+import type { RedisLink } from './redis-link.js';
 
 /**
  * Answers to reads, per caller. `caller` is a `callerKey`, `request` a hash of what was asked; an
@@ -69,20 +68,14 @@ function sizeOf(answers: Map<string, Answer>, caller: string): number {
  * is not served. Any failure is a miss.
  */
 export class RedisResponseCache implements ResponseCache {
-  constructor(
-    readonly redis: Redis,
-    readonly prefix: string,
-    readonly failures: StoreFailures,
-  ) {}
+  constructor(readonly link: RedisLink) {}
 
   async get(caller: string, request: string): Promise<string | undefined> {
-    let stored: string | null;
-    try {
-      stored = await this.redis.hget(this.#key(caller), request);
-    } catch (error) {
-      this.failures.record('responseCache', error);
-      return undefined;
-    }
+    const stored = await this.link.run(
+      'responseCache',
+      (redis) => redis.hget(this.#key(caller), request),
+      () => null,
+    );
     if (stored === null) return undefined;
     const newline = stored.indexOf('\n');
     return Number(stored.slice(0, newline)) > Date.now() ? stored.slice(newline + 1) : undefined;
@@ -90,26 +83,27 @@ export class RedisResponseCache implements ResponseCache {
 
   async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
     const key = this.#key(caller);
-    try {
-      await this.redis
-        .multi()
-        .hset(key, request, `${Date.now() + ttlMs}\n${body}`)
-        .pexpire(key, ttlMs)
-        .exec();
-    } catch (error) {
-      this.failures.record('responseCache', error);
-    }
+    await this.link.run(
+      'responseCache',
+      (redis) =>
+        redis
+          .multi()
+          .hset(key, request, `${Date.now() + ttlMs}\n${body}`)
+          .pexpire(key, ttlMs)
+          .exec(),
+      () => null,
+    );
   }
 
   async dropCaller(caller: string): Promise<void> {
-    try {
-      await this.redis.del(this.#key(caller));
-    } catch (error) {
-      this.failures.record('responseCache', error);
-    }
+    await this.link.run(
+      'responseCache',
+      (redis) => redis.del(this.#key(caller)),
+      () => 0,
+    );
   }
 
   #key(caller: string) {
-    return `${this.prefix}cache:${caller}`;
+    return this.link.key('cache', caller);
   }
 }

@@ -4,6 +4,7 @@ import type { SectionSettings, Settings } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
 import { type OperationLimiter, operationLimiter } from './operation-limiter.js';
 import { InProcessPersistedQueries, type PersistedQueryStore, RedisPersistedQueries } from './persisted-queries.js';
+import { RedisLink } from './redis-link.js';
 import { InProcessResponseCache, RedisResponseCache, type ResponseCache } from './response-cache.js';
 import { StoreFailures } from './store-failures.js';
 
@@ -47,14 +48,13 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
     };
   }
   const redis = connect(settings.redisUrl, settings.redisCommandTimeoutMs);
-  const failures = new StoreFailures(registry, logger);
   // ioredis reports a lost connection as an 'error' event besides failing the commands; the commands' failures are what is counted.
   redis.on('error', () => {});
-  const prefix = settings.redisKeyPrefix;
+  const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger));
   return {
-    responseCache: caching ? new RedisResponseCache(redis, prefix, failures) : undefined,
-    persistedQueries: persisting ? new RedisPersistedQueries(redis, prefix, failures) : undefined,
-    operationLimiter: limits && operationLimiter(limits, { redis, prefix, failures }),
+    responseCache: caching ? new RedisResponseCache(link) : undefined,
+    persistedQueries: persisting ? new RedisPersistedQueries(link) : undefined,
+    operationLimiter: limits && operationLimiter(limits, link),
     connected: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
     close: async () => {
       redis.disconnect();

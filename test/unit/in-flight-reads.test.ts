@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { InFlightReads } from '../../src/upstream/in-flight-reads.js';
+
+/** A call whose answer the test gives when it chooses, and whose signal it can read. */
+function pendingCall() {
+  const call = {
+    started: 0,
+    signal: undefined as AbortSignal | undefined,
+    settle: (_value: string) => {},
+    fail: (_error: Error) => {},
+    start: (signal: AbortSignal) => {
+      call.started++;
+      call.signal = signal;
+      return new Promise<string>((resolve, reject) => {
+        call.settle = resolve;
+        call.fail = reject;
+      });
+    },
+  };
+  return call;
+}
+
+describe('InFlightReads', () => {
+  it('gives every request that joins under one key the answer of one call', async () => {
+    const reads = new InFlightReads<string>();
+    const call = pendingCall();
+    const answers = Promise.all([reads.join('k', call.start), reads.join('k', call.start), reads.join('k', call.start)]);
+    call.settle('answer');
+    expect(await answers).toEqual(['answer', 'answer', 'answer']);
+    expect(call.started).toBe(1);
+  });
+
+  it('makes one call per key: other keys are other calls', async () => {
+    const reads = new InFlightReads<string>();
+    const [a, b] = [pendingCall(), pendingCall()];
+    const answers = Promise.all([reads.join('a', a.start), reads.join('b', b.start)]);
+    a.settle('for a');
+    b.settle('for b');
+    expect(await answers).toEqual(['for a', 'for b']);
+    expect([a.started, b.started]).toEqual([1, 1]);
+  });
+
+  it('forgets a call once it is over: the next request under its key makes a new one', async () => {
+    const reads = new InFlightReads<string>();
+    const [first, second] = [pendingCall(), pendingCall()];
+    const answer = reads.join('k', first.start);
+    first.settle('old');
+    expect(await answer).toBe('old');
+    const next = reads.join('k', second.start);
+    second.settle('new');
+    expect(await next).toBe('new');
+    expect([first.started, second.started]).toEqual([1, 1]);
+  });
+
+  it('gives a failure to every request that waits for it, and forgets the call', async () => {
+    const reads = new InFlightReads<string>();
+    const [failing, retried] = [pendingCall(), pendingCall()];
+    const answers = Promise.allSettled([reads.join('k', failing.start), reads.join('k', failing.start)]);
+    failing.fail(new Error('upstream down'));
+    expect((await answers).map((answer) => (answer.status === 'rejected' ? (answer.reason as Error).message : answer.value))).toEqual([
+      'upstream down',
+      'upstream down',
+    ]);
+    const again = reads.join('k', retried.start);
+    retried.settle('back');
+    expect(await again).toBe('back');
+  });
+
+  it('keeps the call going while one request still waits, when another goes away', async () => {
+    const reads = new InFlightReads<string>();
+    const call = pendingCall();
+    const leaving = new AbortController();
+    const left = reads.join('k', call.start, leaving.signal);
+    const staying = reads.join('k', call.start, new AbortController().signal);
+    leaving.abort();
+    expect(call.signal!.aborted).toBe(false);
+    call.settle('answer');
+    expect([await left, await staying]).toEqual(['answer', 'answer']);
+  });
+
+  it('aborts the call once every request that waited for it has gone', async () => {
+    const reads = new InFlightReads<string>();
+    const call = pendingCall();
+    const [first, second] = [new AbortController(), new AbortController()];
+    const answers = Promise.allSettled([reads.join('k', call.start, first.signal), reads.join('k', call.start, second.signal)]);
+    first.abort();
+    expect(call.signal!.aborted).toBe(false);
+    second.abort();
+    expect(call.signal!.aborted).toBe(true);
+    call.fail(new Error('aborted'));
+    expect((await answers).map((answer) => answer.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('counts a request that arrives already gone as leaving at once: alone, it aborts the call it started', async () => {
+    const reads = new InFlightReads<string>();
+    const call = pendingCall();
+    const gone = new AbortController();
+    gone.abort();
+    const answer = reads.join('k', call.start, gone.signal);
+    expect(call.signal!.aborted).toBe(true);
+    call.fail(new Error('aborted'));
+    await expect(answer).rejects.toThrow('aborted');
+  });
+});
