@@ -12,7 +12,7 @@ export interface ResponseCache {
   dropCaller(caller: string): Promise<void>;
 }
 
-interface Answer {
+interface StoredAnswer {
   body: string;
   /** Date.now() time. */
   expires: number;
@@ -24,12 +24,12 @@ interface Answer {
  * no answer above a 64th of it.
  */
 export class InProcessResponseCache implements ResponseCache {
-  readonly #callers: LRUCache<string, Map<string, Answer>>;
+  readonly #callers: LRUCache<string, Map<string, StoredAnswer>>;
   readonly #maxEntryBytes: number;
 
   constructor(maxBytes: number) {
     this.#maxEntryBytes = Math.floor(maxBytes / 64);
-    this.#callers = new LRUCache<string, Map<string, Answer>>({ maxSize: maxBytes, sizeCalculation: sizeOf });
+    this.#callers = new LRUCache<string, Map<string, StoredAnswer>>({ maxSize: maxBytes, sizeCalculation: sizeOf });
   }
 
   async get(caller: string, request: string): Promise<string | undefined> {
@@ -40,7 +40,7 @@ export class InProcessResponseCache implements ResponseCache {
   async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
     if (2 * body.length > this.#maxEntryBytes) return;
     const now = Date.now();
-    const answers = this.#callers.get(caller) ?? new Map<string, Answer>();
+    const answers = this.#callers.get(caller) ?? new Map<string, StoredAnswer>();
     for (const [key, { expires }] of answers) if (expires <= now) answers.delete(key);
     answers.set(request, { body, expires: now + ttlMs });
     // Taken out and set again, so that the cache measures the caller's answers as they now are:
@@ -55,7 +55,7 @@ export class InProcessResponseCache implements ResponseCache {
 }
 
 /** The heap one caller's answers hold: their text, two bytes a character at most, and their keys. */
-function sizeOf(answers: Map<string, Answer>, caller: string): number {
+function sizeOf(answers: Map<string, StoredAnswer>, caller: string): number {
   let bytes = 2 * caller.length + 100;
   for (const [request, { body }] of answers) bytes += 2 * (request.length + body.length) + 100;
   return bytes;

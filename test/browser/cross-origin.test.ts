@@ -5,8 +5,8 @@ import { afterAll, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
-import { keyNamesQuery, merged, type Part, pagesHeldForTheClient } from '../support/incremental.js';
+import type { TestGateway } from '../support/gateway.js';
+import { keyNamesQuery, merged, pagesHeldForTheClient, type ReceivedPart } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeyRecord } from '../support/records.js';
 
@@ -33,7 +33,7 @@ afterAll(() => {
 const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { corsOrigins: [listedApp.origin] });
 
 /** Opens the app's page and has it POST a query to the gateway with fetch, as a frontend would. */
-async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: RunningGateway }, origin: string) {
+async function queryFrom({ browser, gateway }: { browser: BrowserContext; gateway: TestGateway }, origin: string) {
   const page = await browser.newPage();
   try {
     await page.goto(`${origin}/`);
@@ -87,10 +87,10 @@ describeInBrowser('a page on another origin', () => {
   }) => {
     const held = pagesHeldForTheClient(100);
     upstream.answer(held.script);
-    const parts: Part[] = [];
+    const parts: ReceivedPart[] = [];
     const page = await browser.newPage();
     try {
-      await page.exposeFunction('partArrived', async (part: Part) => {
+      await page.exposeFunction('partArrived', async (part: ReceivedPart) => {
         parts.push(part);
         await held.arrived(parts);
       });

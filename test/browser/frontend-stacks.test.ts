@@ -6,7 +6,7 @@ import { afterAll, expect } from 'vitest';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { closedWith, gatewayOverSandbox } from '../support/fixtures.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
  * Frontend stacks in Debian's headless Chromium, from a page on another origin (another port of
@@ -63,10 +63,10 @@ afterAll(() => {
 const it = gatewayOverSandbox({ corsOrigins: [listedApp.origin], graphiql: true, maxBodyBytes: 4096 }).extend(
   'withCredentials',
   { scope: 'file' },
-  async ({ sandbox }, { onCleanup }): Promise<RunningGateway> =>
+  async ({ sandbox }, { onCleanup }): Promise<TestGateway> =>
     closedWith(
       onCleanup,
-      await startGateway({ upstreamUrl: new URL(sandbox.url), corsOrigins: [listedApp.origin], corsAllowCredentials: true }),
+      await startTestGateway({ upstreamUrl: new URL(sandbox.url), corsOrigins: [listedApp.origin], corsAllowCredentials: true }),
     ),
 );
 

@@ -2,7 +2,7 @@ import { type Audit, type AuditResult, serverAudits } from 'graphql-http';
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
 
 /**
@@ -50,7 +50,7 @@ describe('graphql-http serverAudits', () => {
 });
 
 async function call(
-  gateway: RunningGateway,
+  gateway: TestGateway,
   method: string,
   init: { query?: Record<string, string>; headers?: Record<string, string>; body?: string } = {},
 ) {
@@ -110,7 +110,7 @@ describe('GET and POST rules', () => {
 });
 
 describe('status codes for application/graphql-response+json', () => {
-  const post = (gateway: RunningGateway, body: unknown, accept?: string) =>
+  const post = (gateway: TestGateway, body: unknown, accept?: string) =>
     call(gateway, 'POST', { headers: postHeaders(accept), body: JSON.stringify(body) });
 
   it.for<[string, object, string, string]>([

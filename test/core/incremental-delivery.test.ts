@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
-import { allParts, edgesIn, merged, type Part, pagesHeldForTheClient, partsOf } from '../support/incremental.js';
+import type { TestGateway } from '../support/gateway.js';
+import { allParts, edgesIn, merged, pagesHeldForTheClient, partsOf, type ReceivedPart } from '../support/incremental.js';
 import { captureLogs } from '../support/logs.js';
 import { apiKeyList } from '../support/records.js';
 
@@ -25,7 +25,7 @@ const CURSORS = '{ apiKeys(first: 100) { edges { cursor } } }';
 const CURSORS_STREAMED = '{ apiKeys(first: 100) { edges @stream(initialCount: 25) { cursor } } }';
 
 /** A POST that asks for an answer in parts (as Apollo Client asks). */
-function streamed(gateway: RunningGateway, query: string, headers: Record<string, string> = {}, signal?: AbortSignal) {
+function streamed(gateway: TestGateway, query: string, headers: Record<string, string> = {}, signal?: AbortSignal) {
   return fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'multipart/mixed;deferSpec=20220824, application/json', ...AUTH, ...headers },
@@ -76,7 +76,7 @@ describe('apiKeys under @stream', () => {
       upstream.answer(held.script);
       const response = await streamed(gateway, STREAMED, { 'accept-encoding': encoding });
       expect(response.headers.get('content-encoding')).toBeNull();
-      const parts: Part[] = [];
+      const parts: ReceivedPart[] = [];
       for await (const part of partsOf(response)) {
         parts.push(part);
         await held.arrived(parts);

@@ -1,12 +1,12 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 
 /** Errors about the request as a whole carry stable codes too, and nothing of the raw body. */
 const it = gatewayOverUpstream();
 
-const post = (gateway: RunningGateway, body: string, headers: Record<string, string> = {}) =>
+const post = (gateway: TestGateway, body: string, headers: Record<string, string> = {}) =>
   fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
@@ -60,7 +60,7 @@ describe('request errors', () => {
 
 describe('choosing an operation by name', () => {
   const document = 'query Names { __typename } query Keys { apiKeys(first: 1) { nodes { id } } } query Other { __typename }';
-  const run = async (gateway: RunningGateway, operationName?: string) => {
+  const run = async (gateway: TestGateway, operationName?: string) => {
     const response = await post(gateway, JSON.stringify({ query: document, operationName }), AUTH);
     return { status: response.status, body: await response.json() };
   };

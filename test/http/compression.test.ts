@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { graphqlBody, openConnection, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { AUDIT_FIELDS, apiKeys } from '../support/records.js';
@@ -19,7 +19,7 @@ const smallQuery = '{ apiKeys(first: 1) { nodes { id } } }';
 
 const it = gatewayOverUpstream((request) => ({ body: envelope(keys.slice(0, Number(request.query.limit))) }));
 
-const ask = (gateway: RunningGateway, query: string, acceptEncoding?: string) =>
+const ask = (gateway: TestGateway, query: string, acceptEncoding?: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
     headers: {
@@ -72,7 +72,7 @@ describe('a compressed request body', () => {
     ],
   };
   const body = graphqlBody(smallQuery);
-  const post = (gateway: RunningGateway, contentEncoding: string, sent: Buffer | Buffer[]) =>
+  const post = (gateway: TestGateway, contentEncoding: string, sent: Buffer | Buffer[]) =>
     rawHttp(gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-encoding': contentEncoding, ...AUTH },

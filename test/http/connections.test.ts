@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { openConnection } from '../support/raw-http.js';
 
 /** How long a client may hold a socket, and how many it may hold, over raw TCP on loopback. */
@@ -12,7 +12,7 @@ const it = gatewayOverUpstream(undefined, {
   maxBodyBytes: 1_000,
 });
 
-const open = (gateway: RunningGateway) => openConnection(gateway.url);
+const open = (gateway: TestGateway) => openConnection(gateway.url);
 
 const REQUEST = 'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\n';
 const BODY = '{"query":"{ __typename }"}';
@@ -70,7 +70,7 @@ describe('connections', () => {
 });
 
 describe('connections to the metrics port (METRICS_PORT) have the same bounds', () => {
-  const openMetrics = (gateway: RunningGateway) => openConnection(gateway.metricsUrl);
+  const openMetrics = (gateway: TestGateway) => openConnection(gateway.metricsUrl);
 
   it('a connection that sends part of its headers and stops is closed after HEADERS_TIMEOUT_MS', async ({ gateway }) => {
     const connection = await openMetrics(gateway);

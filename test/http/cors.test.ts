@@ -3,7 +3,7 @@ import { loadSettings as loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/settings.js';
 import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { graphqlBody, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
@@ -19,17 +19,17 @@ const it = gatewayOverUpstream(() => ({ body: envelope([apiKeyRecord(1)]) }), { 
   .extend(
     'closed',
     { scope: 'file' },
-    async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
-      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [] })),
+    async ({ upstream }, { onCleanup }): Promise<TestGateway> =>
+      closedWith(onCleanup, await startTestGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [] })),
   )
   .extend(
     'open',
     { scope: 'file' },
-    async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
-      closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['*'] })),
+    async ({ upstream }, { onCleanup }): Promise<TestGateway> =>
+      closedWith(onCleanup, await startTestGateway({ upstreamUrl: new URL(upstream.url), corsOrigins: ['*'] })),
   );
 
-const preflight = (gateway: RunningGateway, origin: string) =>
+const preflight = (gateway: TestGateway, origin: string) =>
   rawHttp(gateway.url, {
     method: 'OPTIONS',
     headers: {
@@ -39,7 +39,7 @@ const preflight = (gateway: RunningGateway, origin: string) =>
     },
   });
 
-const post = (gateway: RunningGateway, origin: string) =>
+const post = (gateway: TestGateway, origin: string) =>
   rawHttp(gateway.url, {
     method: 'POST',
     headers: { origin, 'content-type': 'application/json', ...AUTH },
@@ -114,7 +114,7 @@ describe('a preflight', () => {
 });
 
 describe('what frontend stacks send', () => {
-  const asked = (gateway: RunningGateway, headers: string, origin = ALLOWED) =>
+  const asked = (gateway: TestGateway, headers: string, origin = ALLOWED) =>
     rawHttp(gateway.url, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },

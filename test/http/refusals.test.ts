@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { apqExtensions } from '../support/apq.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
-import { metricLines, type RunningGateway } from '../support/gateway.js';
+import { metricLines, type TestGateway } from '../support/gateway.js';
 import { captureLogs, lineBase } from '../support/logs.js';
 import { contentTypes, graphqlBody, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
@@ -137,7 +137,7 @@ const REFUSALS: Refusal[] = [
 const JSON_TYPE = /^application\/(graphql-response\+)?json; charset=utf-8$/;
 
 /** The operations counted with outcome `error`, and with this code. */
-async function errorsCounted(gateway: RunningGateway, code: string): Promise<{ errors: number; code: number }> {
+async function errorsCounted(gateway: TestGateway, code: string): Promise<{ errors: number; code: number }> {
   const lines = await metricLines(gateway, 'gateway_graphql_');
   const sum = (match: (line: string) => boolean) => lines.filter(match).reduce((total, line) => total + Number(line.split(' ').at(-1)), 0);
   return {

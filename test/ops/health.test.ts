@@ -1,17 +1,17 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { test as it, type Start } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
 // The circuit opens at the first failed call, and a failed GET is not retried.
 const TRIGGER_HAPPY = { breakerMinCalls: 1, breakerMinCallers: 1, breakerErrorPercent: 1, upstreamRetries: 0 };
 
-const gatewayBefore = (start: Start, upstream: RecordingUpstream): Promise<RunningGateway> =>
+const gatewayBefore = (start: Start, upstream: RecordingUpstream): Promise<TestGateway> =>
   start.gateway({ upstreamUrl: new URL(upstream.url), ...TRIGGER_HAPPY });
 
-async function get(gateway: RunningGateway, path: string) {
+async function get(gateway: TestGateway, path: string) {
   const response = await fetch(gateway.url.replace(/\/graphql$/, path));
   return { status: response.status, body: await response.text() };
 }

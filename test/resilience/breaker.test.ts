@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { AUTH, bearer } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeys } from '../support/records.js';
 import { codes, expectNoLeak, KEYS_QUERY } from './harness.js';
@@ -26,9 +26,9 @@ const it = gatewayOverUpstream(undefined, OPTIONS);
 
 /** Caller n of the breaker's tests; caller 0 is the tests' usual caller. */
 const caller = (n: number) => (n === 0 ? AUTH : bearer(`breaker-caller-${n}`));
-const ask = (gateway: RunningGateway, n = 0) => gateway.graphql(KEYS_QUERY, { headers: caller(n) });
+const ask = (gateway: TestGateway, n = 0) => gateway.graphql(KEYS_QUERY, { headers: caller(n) });
 /** Asks as caller 1, 2, 3, 1, ... while each request still reaches the upstream, up to 20 times. */
-async function failUntilOpen(gateway: RunningGateway, upstream: RecordingUpstream) {
+async function failUntilOpen(gateway: TestGateway, upstream: RecordingUpstream) {
   for (let i = 0; i < 20 && upstream.requests.length === i; i++) await ask(gateway, (i % MIN_CALLERS) + 1);
 }
 const healthy = (upstream: RecordingUpstream) => upstream.answer(() => ({ body: envelope(apiKeys(2)) }));

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { apqExtensions } from '../support/apq.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { heapAfterGc } from '../support/heap.js';
 import { codes } from './harness.js';
 
@@ -32,7 +32,7 @@ function document(serial: number, bytes = maxDocumentBytes): string {
   return `${body}#${'x'.repeat(bytes - body.length - 2)}\n`;
 }
 
-const post = (gateway: RunningGateway, query: string) =>
+const post = (gateway: TestGateway, query: string) =>
   fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
 
 describe('documents sent without a token', () => {
@@ -90,7 +90,7 @@ describe('documents sent without a token', () => {
 describe('automatic persisted queries registered without a token', () => {
   const persisted = (text: string) => ({ extensions: apqExtensions(text) });
   const register = (text: string) => ({ query: text, ...persisted(text) });
-  const postBody = (gateway: RunningGateway, body: unknown) =>
+  const postBody = (gateway: TestGateway, body: unknown) =>
     fetch(gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, sharedUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeyPage, apiKeyRecord, apiKeys } from '../support/records.js';
 import { codes, drip, expectNoLeak, expectStillServing, KEYS_QUERY } from './harness.js';
@@ -27,7 +27,7 @@ const it = gatewayOverUpstream(undefined, {
   // A second host that links and redirects point to: it must never receive anything.
   .extend('elsewhere', { scope: 'file' }, sharedUpstream());
 
-async function fault({ gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
+async function fault({ gateway, upstream }: { gateway: TestGateway; upstream: RecordingUpstream }, query: string, expectedCode: string) {
   const answer = await gateway.graphql(query, { headers: AUTH });
   expect(answer.status).toBe(200);
   expect(codes(answer)).toEqual([expectedCode]);

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { AUTH, TOKEN } from '../support/auth.js';
-import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
+import type { GraphQLAnswer, TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeys } from '../support/records.js';
 
@@ -25,7 +25,7 @@ export function expectNoLeak(answer: GraphQLAnswer, upstream: RecordingUpstream)
 }
 
 /** After a fault the gateway must still answer a healthy request normally. */
-export async function expectStillServing(gateway: RunningGateway, upstream: RecordingUpstream): Promise<void> {
+export async function expectStillServing(gateway: TestGateway, upstream: RecordingUpstream): Promise<void> {
   upstream.answer(() => ({ body: envelope(apiKeys(2)) }));
   const answer = await gateway.graphql(KEYS_QUERY, { headers: AUTH });
   expect(answer.status).toBe(200);

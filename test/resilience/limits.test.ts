@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
 import { AUTH } from '../support/auth.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
-import { type RunningGateway, startGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 import { codes } from './harness.js';
@@ -14,11 +14,11 @@ const endlessPages = apiKeyList(Infinity);
 const it = gatewayOverUpstream(endlessPages, { upstreamTimeoutMs: 1_000 }).extend(
   'production',
   { scope: 'file' },
-  async ({ upstream }, { onCleanup }): Promise<RunningGateway> => {
+  async ({ upstream }, { onCleanup }): Promise<TestGateway> => {
     // The switches NODE_ENV=production turns off, over the same upstream.
     return closedWith(
       onCleanup,
-      await startGateway({
+      await startTestGateway({
         upstreamUrl: new URL(upstream.url),
         upstreamTimeoutMs: 1_000,
         graphiql: false,
@@ -124,7 +124,7 @@ describe('MAX_UPSTREAM_CALLS (default 10)', () => {
 
 describe('graphql-armor limits', () => {
   const rejected = async (
-    { gateway, upstream }: { gateway: RunningGateway; upstream: RecordingUpstream },
+    { gateway, upstream }: { gateway: TestGateway; upstream: RecordingUpstream },
     query: string,
     limit: string,
     max: number,
@@ -244,7 +244,7 @@ describe('CSRF prevention', () => {
 
 describe('request body size (src/server/http-server.ts, MAX_BODY_BYTES)', () => {
   it('a body over the limit is answered 413 PAYLOAD_TOO_LARGE and nothing runs', async ({ upstream }) => {
-    const small = await startGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: 1024 });
+    const small = await startTestGateway({ upstreamUrl: new URL(upstream.url), maxBodyBytes: 1024 });
     try {
       const answer = await small.graphql(`{ apiKeys { nodes { id } } } # ${'x'.repeat(2048)}`, { headers: AUTH });
       expect(answer.status).toBe(413);

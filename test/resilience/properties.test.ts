@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/upstream/paging.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { GraphQLAnswer, RunningGateway } from '../support/gateway.js';
+import type { GraphQLAnswer, TestGateway } from '../support/gateway.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeys } from '../support/records.js';
 import { DOCUMENTED_CODES, expectNoLeak } from './harness.js';
@@ -36,7 +36,7 @@ it.beforeEach(() => {
 });
 
 /** POSTs a raw body, so that malformed JSON can be sent too. */
-async function post(gateway: RunningGateway, body: string, contentType = 'application/json'): Promise<GraphQLAnswer> {
+async function post(gateway: TestGateway, body: string, contentType = 'application/json'): Promise<GraphQLAnswer> {
   const response = await fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': contentType, accept: 'application/graphql-response+json', ...AUTH },

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { expect } from 'vitest';
 import { bearer } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { heapAfterGc } from '../support/heap.js';
 import { envelope, type RecordingUpstream } from '../support/recording-upstream.js';
 import { apiKeys, categoryRecord } from '../support/records.js';
@@ -49,7 +49,7 @@ const MIX = [
 ];
 const schedule = MIX.flatMap((entry) => Array.from({ length: entry.weight }, () => entry));
 
-async function run(gateway: RunningGateway, count: number): Promise<Map<string, number>> {
+async function run(gateway: TestGateway, count: number): Promise<Map<string, number>> {
   const client = new Pool(new URL(gateway.url).origin, { connections: CONCURRENCY });
   const outcomes = new Map<string, number>();
   let next = 0;

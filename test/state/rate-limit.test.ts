@@ -2,14 +2,14 @@ import { expect } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeInEachStore } from '../support/state-modes.js';
 
 /** Per-caller rate limits (RATE_LIMIT_OPERATIONS per RATE_LIMIT_WINDOW_MS), over real HTTP, in process and in Redis alike. */
 const KEYS = '{ apiKeys(first: 1) { nodes { id } } }';
 
-const post = (gateway: RunningGateway, body: unknown, headers: Record<string, string> = AUTH) =>
+const post = (gateway: TestGateway, body: unknown, headers: Record<string, string> = AUTH) =>
   fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 import { describeInEachStore } from '../support/state-modes.js';
@@ -16,11 +16,11 @@ const RENAME = 'mutation { updateCategory(input: { id: "cat_1", name: "N" }) { c
 const changingKeys = (request: { method: string }, index: number) =>
   request.method === 'PATCH' ? { body: envelope(categoryRecord()) } : { body: apiKeyPage(apiKeys(2, 1 + 10 * index)) };
 
-const names = (answer: Awaited<ReturnType<RunningGateway['graphql']>>) =>
+const names = (answer: Awaited<ReturnType<TestGateway['graphql']>>) =>
   (answer.body.data?.apiKeys as { nodes: Array<{ name: string }> } | null)?.nodes.map((node) => node.name);
 
 /** `gateway_response_cache_total` by outcome. */
-async function lookups(gateway: RunningGateway): Promise<Record<string, number>> {
+async function lookups(gateway: TestGateway): Promise<Record<string, number>> {
   const text = await (await fetch(gateway.metricsUrl)).text();
   return Object.fromEntries(
     [...text.matchAll(/^gateway_response_cache_total\{outcome="(\w+)"\} (\d+)$/gm)].map(([, outcome, n]) => [outcome, Number(n)]),

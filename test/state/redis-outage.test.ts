@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { bearer } from '../support/auth.js';
 import { test } from '../support/fixtures.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeWithRedis, startRedis } from '../support/redis.js';
 
@@ -31,7 +31,7 @@ describeWithRedis('Redis failing under load', () => {
     try {
       const outcomes: Array<{ status: number; ok: boolean; ms: number }> = [];
       let running = true;
-      const worker = async (gateway: RunningGateway, n: number) => {
+      const worker = async (gateway: TestGateway, n: number) => {
         for (let i = 0; running; i++) {
           const started = performance.now();
           // Distinct callers and reads, so that every request reaches the stores.

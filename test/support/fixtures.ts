@@ -3,7 +3,7 @@ import { test as base } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import type { StartOptions } from '../../src/server/start.js';
 import { launchBrowser } from './browser.js';
-import { type RunningGateway, startGateway } from './gateway.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
 import { type RecordingUpstream, type Script, startRecordingUpstream } from './recording-upstream.js';
 
 /**
@@ -29,7 +29,7 @@ export function closedWith<T extends { close(): Promise<void> }>(onCleanup: (cle
 /** Starts servers for one test; all of them are closed when the test ends, whether it passed or not. */
 export interface Start {
   upstream(script?: Script): Promise<RecordingUpstream>;
-  gateway(options: StartOptions): Promise<RunningGateway>;
+  gateway(options: StartOptions): Promise<TestGateway>;
   sandbox(options?: SandboxOptions): Promise<Sandbox>;
 }
 
@@ -51,7 +51,7 @@ export const test = base
     };
     return {
       upstream: async (script) => started(await startRecordingUpstream(script)),
-      gateway: async (options) => started(await startGateway(options)),
+      gateway: async (options) => started(await startTestGateway(options)),
       sandbox: async (options) => started(await startSandbox(options)),
     };
   })
@@ -84,8 +84,8 @@ export function gatewayOverUpstream(script?: Script, options: Omit<StartOptions,
     .extend(
       'gateway',
       { scope: 'file' },
-      async ({ upstream }, { onCleanup }): Promise<RunningGateway> =>
-        closedWith(onCleanup, await startGateway({ upstreamUrl: new URL(upstream.url), ...options })),
+      async ({ upstream }, { onCleanup }): Promise<TestGateway> =>
+        closedWith(onCleanup, await startTestGateway({ upstreamUrl: new URL(upstream.url), ...options })),
     );
 }
 
@@ -105,7 +105,7 @@ export function gatewayOverSandbox(options: Omit<StartOptions, 'upstreamUrl'> = 
     .extend(
       'gateway',
       { scope: 'file' },
-      async ({}, { onCleanup }): Promise<RunningGateway> => closedWith(onCleanup, await startGateway(options)),
+      async ({}, { onCleanup }): Promise<TestGateway> => closedWith(onCleanup, await startTestGateway(options)),
     )
     .extend('sandbox', { scope: 'file' }, async ({ gateway }) => gateway.sandbox!);
 }

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
-import { type StartOptions, startGateway as startProcessGateway } from '../../src/server/start.js';
+import { type StartOptions, startGateway as startGatewayProcess } from '../../src/server/start.js';
 
-export interface RunningGateway {
+export interface TestGateway {
   /** http://127.0.0.1:PORT/graphql */
   url: string;
   /** http://127.0.0.1:METRICS_PORT/metrics */
@@ -27,8 +27,8 @@ export interface GraphQLAnswer {
  * tests look for; and the rate limit, off unless the test sets it, since soak and property tests
  * send thousands of operations from one caller.
  */
-export async function startGateway(options: StartOptions): Promise<RunningGateway> {
-  const running = await startProcessGateway({
+export async function startTestGateway(options: StartOptions): Promise<TestGateway> {
+  const running = await startGatewayProcess({
     host: '127.0.0.1',
     port: 0,
     metricsPort: 0,
@@ -55,7 +55,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
 }
 
 /** The lines of the gateway's /metrics that start with `prefix`, in the order it wrote them. */
-export async function metricLines(gateway: Pick<RunningGateway, 'metricsUrl'>, prefix: string): Promise<string[]> {
+export async function metricLines(gateway: Pick<TestGateway, 'metricsUrl'>, prefix: string): Promise<string[]> {
   const text = await (await fetch(gateway.metricsUrl)).text();
   return text.split('\n').filter((line) => line.startsWith(prefix));
 }

@@ -21,7 +21,7 @@ export function keyNamesQuery(first: number, { streamed }: { streamed: boolean }
 }
 
 /** A part of an incremental answer: the first holds `data` (and `errors`), later ones `incremental` results. */
-export interface Part {
+export interface ReceivedPart {
   data?: Record<string, unknown> | null;
   errors?: Array<Record<string, unknown>>;
   incremental?: Array<{
@@ -35,8 +35,8 @@ export interface Part {
 }
 
 /** The JSON parts of a multipart/mixed answer, each as soon as it has arrived; throws if the answer is not multipart. */
-export async function* partsOf(response: Response): AsyncGenerator<Part, void> {
-  const parts = await meros<Part>(response);
+export async function* partsOf(response: Response): AsyncGenerator<ReceivedPart, void> {
+  const parts = await meros<ReceivedPart>(response);
   if (parts instanceof Response) throw new Error(`Not an answer in parts: ${parts.headers.get('content-type')}`);
   for await (const part of parts) {
     if (!part.json) throw new Error(`A part that is not JSON: ${part.body}`);
@@ -45,8 +45,8 @@ export async function* partsOf(response: Response): AsyncGenerator<Part, void> {
 }
 
 /** Every part of a multipart/mixed answer, read to its end. */
-export async function allParts(response: Response): Promise<Part[]> {
-  const parts: Part[] = [];
+export async function allParts(response: Response): Promise<ReceivedPart[]> {
+  const parts: ReceivedPart[] = [];
   for await (const part of partsOf(response)) parts.push(part);
   return parts;
 }
@@ -56,7 +56,7 @@ export async function allParts(response: Response): Promise<Part[]> {
  * `items` inserted into the list at its path from the index the path ends with, each deferred
  * `data` merged into the object at its path, every error kept in order.
  */
-export function merged(parts: readonly Part[]): { data?: Record<string, unknown> | null; errors?: Array<Record<string, unknown>> } {
+export function merged(parts: readonly ReceivedPart[]): { data?: Record<string, unknown> | null; errors?: Array<Record<string, unknown>> } {
   const [first, ...later] = parts;
   const data = structuredClone(first?.data);
   const errors = [...(first?.errors ?? [])];
@@ -91,7 +91,8 @@ function deepMerge(target: Record<string, unknown>, source: Record<string, unkno
 }
 
 /** How many edges of `apiKeys` the parts so far merge into. */
-export const edgesIn = (parts: readonly Part[]) => ((merged(parts).data?.apiKeys as { edges?: unknown[] } | undefined)?.edges ?? []).length;
+export const edgesIn = (parts: readonly ReceivedPart[]) =>
+  ((merged(parts).data?.apiKeys as { edges?: unknown[] } | undefined)?.edges ?? []).length;
 
 /**
  * A recording upstream's script for `apiKeyList(total)` that holds each page after the first
@@ -114,7 +115,7 @@ export function pagesHeldForTheClient(total: number) {
   return {
     script,
     /** Answers the page the client now waits for, once the gateway has asked for it. */
-    async arrived(parts: readonly Part[]) {
+    async arrived(parts: readonly ReceivedPart[]) {
       const page = edgesIn(parts) / 25;
       if (!Number.isInteger(page) || page < 1 || page >= Math.ceil(total / 25)) return;
       await expect.poll(() => release[page]).toBeTypeOf('function');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import type { Start } from './fixtures.js';
-import type { RunningGateway } from './gateway.js';
+import type { TestGateway } from './gateway.js';
 import type { RecordingUpstream, Script } from './recording-upstream.js';
 import { describeWithRedis, type RedisServer, startRedis } from './redis.js';
 
@@ -11,7 +11,7 @@ export type StartInStore = (
   servers: Start,
   script: Script,
   options?: StartOptions,
-) => Promise<{ upstream: RecordingUpstream; gateway: RunningGateway }>;
+) => Promise<{ upstream: RecordingUpstream; gateway: TestGateway }>;
 
 /**
  * The same tests in both places the shared state can live: in the gateway's process (no

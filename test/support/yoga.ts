@@ -68,7 +68,7 @@ export function yogaWith(plugins: Array<Plugin<any>>, options: Options = {}) {
 }
 
 /** What a client can assert: the status, every header (names in lower case) and the body. */
-interface Answer {
+interface FetchedAnswer {
   status: number;
   headers: Record<string, string>;
   /** Parsed when the answer is JSON, the text otherwise, null when empty. */
@@ -80,15 +80,19 @@ interface Fetches {
 }
 
 /** Any request, with the body as the bytes sent (a gzipped body stays gzipped). */
-export async function sendForBytes(yoga: Fetches, url: string, init: RequestInit = {}): Promise<Omit<Answer, 'body'> & { bytes: Buffer }> {
+export async function sendForBytes(
+  yoga: Fetches,
+  url: string,
+  init: RequestInit = {},
+): Promise<Omit<FetchedAnswer, 'body'> & { bytes: Buffer }> {
   const response = await yoga.fetch(url, init);
   const bytes = Buffer.from(await response.arrayBuffer());
   const headers = Object.fromEntries([...response.headers].map(([name, value]) => [name.toLowerCase(), value]));
   return { status: response.status, headers, bytes };
 }
 
-/** Any request, read whole into an Answer. */
-export async function send(yoga: Fetches, url: string, init: RequestInit = {}): Promise<Answer> {
+/** Any request, read whole into an FetchedAnswer. */
+export async function send(yoga: Fetches, url: string, init: RequestInit = {}): Promise<FetchedAnswer> {
   const { status, headers, bytes } = await sendForBytes(yoga, url, init);
   const text = bytes.toString('utf8');
   const json = headers['content-type']?.includes('json') && text !== '';
@@ -99,7 +103,7 @@ export async function send(yoga: Fetches, url: string, init: RequestInit = {}): 
  * A GraphQL POST of `body` (one request, or an array for a batch) as a JSON client sends it, asking
  * for `application/graphql-response+json` so that request errors are answered 400 (GraphQL over HTTP).
  */
-export function post(yoga: Fetches, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export function post(yoga: Fetches, body: unknown, headers: Record<string, string> = {}): Promise<FetchedAnswer> {
   return send(yoga, ENDPOINT, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
@@ -135,7 +139,11 @@ export function answering(body: string, headers: Record<string, string>): Plugin
 }
 
 /** The status and body of a GraphQL POST, compared at once by the tests whose headers say nothing. */
-export async function answerTo(yoga: Fetches, body: unknown, headers: Record<string, string> = {}): Promise<Omit<Answer, 'headers'>> {
+export async function answerTo(
+  yoga: Fetches,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Omit<FetchedAnswer, 'headers'>> {
   const { status, body: json } = await post(yoga, body, headers);
   return { status, body: json };
 }
