@@ -88,7 +88,7 @@ module.exports = {
       comment: 'One module owns the Redis client, its timeouts, keys and failures (../shared/design/shared-state.md); the others hold stores.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/state/' },
-      to: { path: 'node_modules/(ioredis|rate-limiter-flexible)/' },
+      to: { path: 'node_modules/ioredis/' },
     },
     {
       name: 'shared-state-sits-below-plugins',

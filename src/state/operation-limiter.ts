@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisLink } from './redis-link.js';
 
 /** One caller's allowance after it took some operations: what the answer's RateLimit headers say. */
@@ -31,36 +30,39 @@ export interface LimiterSettings {
 const MAX_CALLERS = 100_000;
 
 /**
- * The counters: in this process, or in Redis, where one atomic script (rate-limiter-flexible's
- * INCRBY with its expiry) counts for every replica, so two gateways sharing one Redis enforce one
- * limit, not two. While Redis fails (or is not connected: nothing waits for it), each replica counts
- * in its own memory instead, and the failure is reported.
+ * The count of a caller's window in Redis: one key, its expiry set by the first operation of the
+ * window; the count and the milliseconds left.
+ */
+const COUNT_IN_WINDOW = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) left = tonumber(ARGV[3]) end
+return {count, left}
+`;
+
+/**
+ * The counters: in this process, or in Redis, where one atomic script counts for every replica, so
+ * two gateways sharing one Redis enforce one limit, not two. While Redis fails (or is not connected:
+ * nothing waits for it), each replica counts in its own memory instead, and the failure is reported.
+ * The script is the gateway's own rather than rate-limiter-flexible's, whose scripts take no more
+ * arguments than theirs: like every store command it carries its deadline (src/state/redis-link.ts),
+ * so that a count Redis gets late is never taken.
  */
 export function operationLimiter(settings: LimiterSettings, link?: RedisLink): OperationLimiter {
   const memory = new InProcessWindows(settings);
   if (!link) return memory;
   const limit = settings.rateLimitOperations;
-  const redis = new RateLimiterRedis({
-    points: limit,
-    duration: settings.rateLimitWindowMs / 1000,
-    storeClient: link.redis,
-    keyPrefix: `${link.prefix}rate`,
-    rejectIfRedisNotReady: true,
-  });
+  const count = link.script('vmsRateCount', 1, COUNT_IN_WINDOW);
   return {
-    take: (caller, count) =>
+    take: (caller, points) =>
       link.run(
         'rateLimits',
-        // rate-limiter-flexible rejects with the decision itself when the caller is over its allowance.
-        () =>
-          redis.consume(caller, count).then(
-            (result) => decision(result, true, limit),
-            (refusal: unknown) => {
-              if (refusal instanceof RateLimiterRes) return decision(refusal, false, limit);
-              throw refusal;
-            },
-          ),
-        () => memory.take(caller, count),
+        async () => {
+          const [taken, leftMs] = (await count([link.key('rate', caller)], [points, settings.rateLimitWindowMs])) as [number, number];
+          const allowed = taken <= limit;
+          return { allowed, limit, remaining: allowed ? limit - taken : 0, resetSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
+        },
+        () => memory.take(caller, points),
       ),
   };
 }
@@ -95,13 +97,4 @@ class InProcessWindows implements OperationLimiter {
       resetSeconds: Math.max(1, Math.ceil((window.resetsAt - now) / 1000)),
     };
   }
-}
-
-function decision(result: RateLimiterRes, allowed: boolean, limit: number): RateDecision {
-  return {
-    allowed,
-    limit,
-    remaining: allowed ? result.remainingPoints : 0,
-    resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
-  };
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { RedisLink } from './redis-link.js';
+import type { RedisLink, StoreScript } from './redis-link.js';
 
 /** Automatic persisted queries: document text by its SHA-256, registered by clients. */
 export interface PersistedQueryStore {
@@ -59,26 +59,34 @@ const REDIS_TTL_SECONDS = 24 * 60 * 60;
  * text again, as after a restart.
  */
 export class RedisPersistedQueries implements PersistedQueryStore {
-  constructor(readonly link: RedisLink) {}
+  readonly #link: RedisLink;
+  readonly #get: StoreScript;
+  readonly #set: StoreScript;
+
+  constructor(link: RedisLink) {
+    this.#link = link;
+    this.#get = link.script('vmsApqGet', 1, "return redis.call('GETEX', KEYS[1], 'EX', ARGV[2])");
+    this.#set = link.script('vmsApqSet', 1, "return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])");
+  }
 
   async get(hash: string): Promise<string | undefined> {
-    const text = await this.link.run(
+    const text = await this.#link.run(
       'persistedQueries',
-      (redis) => redis.getex(this.#key(hash), 'EX', REDIS_TTL_SECONDS),
+      () => this.#get([this.#key(hash)], [REDIS_TTL_SECONDS]),
       () => null,
     );
-    return text ?? undefined;
+    return typeof text === 'string' ? text : undefined;
   }
 
   async set(hash: string, text: string): Promise<void> {
-    await this.link.run(
+    await this.#link.run(
       'persistedQueries',
-      (redis) => redis.set(this.#key(hash), text, 'EX', REDIS_TTL_SECONDS),
+      () => this.#set([this.#key(hash)], [text, REDIS_TTL_SECONDS]),
       () => null,
     );
   }
 
   #key(hash: string) {
-    return this.link.key('apq', hash);
+    return this.#link.key('apq', hash);
   }
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { RedisLink } from './redis-link.js';
+import type { RedisLink, StoreScript } from './redis-link.js';
 
 /**
  * Answers to reads, per caller. `caller` is a `callerKey`, `request` a hash of what was asked; an
@@ -68,42 +68,51 @@ function sizeOf(answers: Map<string, StoredAnswer>, caller: string): number {
  * is not served. Any failure is a miss.
  */
 export class RedisResponseCache implements ResponseCache {
-  constructor(readonly link: RedisLink) {}
+  readonly #link: RedisLink;
+  readonly #get: StoreScript;
+  readonly #set: StoreScript;
+  readonly #drop: StoreScript;
+
+  constructor(link: RedisLink) {
+    this.#link = link;
+    this.#get = link.script('vmsCacheGet', 1, "return redis.call('HGET', KEYS[1], ARGV[2])");
+    this.#set = link.script(
+      'vmsCacheSet',
+      1,
+      "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) redis.call('PEXPIRE', KEYS[1], ARGV[4]) return 1",
+    );
+    this.#drop = link.script('vmsCacheDrop', 1, "return redis.call('DEL', KEYS[1])");
+  }
 
   async get(caller: string, request: string): Promise<string | undefined> {
-    const stored = await this.link.run(
+    const stored = await this.#link.run(
       'responseCache',
-      (redis) => redis.hget(this.#key(caller), request),
+      () => this.#get([this.#key(caller)], [request]),
       () => null,
     );
-    if (stored === null) return undefined;
+    if (typeof stored !== 'string') return undefined;
     const newline = stored.indexOf('\n');
     return Number(stored.slice(0, newline)) > Date.now() ? stored.slice(newline + 1) : undefined;
   }
 
   async set(caller: string, request: string, body: string, ttlMs: number): Promise<void> {
-    const key = this.#key(caller);
-    await this.link.run(
+    const stored = `${Date.now() + ttlMs}\n${body}`;
+    await this.#link.run(
       'responseCache',
-      (redis) =>
-        redis
-          .multi()
-          .hset(key, request, `${Date.now() + ttlMs}\n${body}`)
-          .pexpire(key, ttlMs)
-          .exec(),
+      () => this.#set([this.#key(caller)], [request, stored, ttlMs]),
       () => null,
     );
   }
 
   async dropCaller(caller: string): Promise<void> {
-    await this.link.run(
+    await this.#link.run(
       'responseCache',
-      (redis) => redis.del(this.#key(caller)),
-      () => 0,
+      () => this.#drop([this.#key(caller)], []),
+      () => null,
     );
   }
 
   #key(caller: string) {
-    return this.link.key('cache', caller);
+    return this.#link.key('cache', caller);
   }
 }

@@ -50,7 +50,7 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
   const redis = connect(settings.redisUrl, settings.redisCommandTimeoutMs);
   // ioredis reports a lost connection as an 'error' event besides failing the commands; the commands' failures are what is counted.
   redis.on('error', () => {});
-  const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger));
+  const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger), settings.redisCommandTimeoutMs);
   return {
     responseCache: caching ? new RedisResponseCache(link) : undefined,
     persistedQueries: persisting ? new RedisPersistedQueries(link) : undefined,

@@ -8,28 +8,48 @@ export type StoreName = 'responseCache' | 'persistedQueries' | 'rateLimits';
 const WARN_EVERY_MS = 10_000;
 
 /**
- * Where a store reports that Redis failed it: every failure is counted
- * (`gateway_shared_state_errors_total{store}`), and a warning is logged at most once per store every
- * ten seconds with how many there were since the last one. The line names the error's code or class,
- * never its message, which can name Redis's address.
+ * Where a store reports that it answered without Redis: every time is counted
+ * (`gateway_shared_state_errors_total{store}`), a command that timed out once more
+ * (`gateway_shared_state_timeouts_total{store}`), and a warning is logged at most once per store
+ * every ten seconds with how many there were since the last one. The line names the error's code or
+ * class, never its message, which can name Redis's address.
  */
 export class StoreFailures {
-  readonly #counter: Counter<'store'>;
+  readonly #errors: Counter<'store'>;
+  readonly #timeouts: Counter<'store'>;
   readonly #logger: Logger;
   readonly #since = new Map<StoreName, { at: number; count: number }>();
 
   constructor(registry: Registry, logger: Logger) {
     this.#logger = logger;
-    this.#counter = new Counter({
+    this.#errors = new Counter({
       name: 'gateway_shared_state_errors_total',
-      help: 'Redis commands of the shared stores that failed or timed out; the request went on without them.',
+      help: 'Commands of the shared stores that Redis failed, timed out or was not sent (Redis was failing); the request went on without them.',
+      labelNames: ['store'],
+      registers: [registry],
+    });
+    this.#timeouts = new Counter({
+      name: 'gateway_shared_state_timeouts_total',
+      help: 'Commands of the shared stores that Redis did not answer within REDIS_COMMAND_TIMEOUT_MS.',
       labelNames: ['store'],
       registers: [registry],
     });
   }
 
-  record(store: StoreName, error: unknown): void {
-    this.#counter.inc({ store });
+  /** A command Redis failed, or did not answer in time. */
+  record(store: StoreName, error: unknown, timedOut: boolean): void {
+    this.#errors.inc({ store });
+    if (timedOut) this.#timeouts.inc({ store });
+    this.#warn(store, codeOf(error));
+  }
+
+  /** A command not sent, since Redis had just failed another (whose error is `cause`'s). */
+  skipped(store: StoreName, cause: unknown): void {
+    this.#errors.inc({ store });
+    this.#warn(store, codeOf(cause));
+  }
+
+  #warn(store: StoreName, error: string): void {
     const now = performance.now();
     const last = this.#since.get(store);
     if (last && now - last.at < WARN_EVERY_MS) {
@@ -38,7 +58,7 @@ export class StoreFailures {
     }
     this.#since.set(store, { at: now, count: 0 });
     this.#logger.warn(
-      { store, error: codeOf(error), failuresSinceLastWarning: last?.count ?? 0 },
+      { store, error, failuresSinceLastWarning: last?.count ?? 0 },
       'shared state: Redis failed a command; answered without it',
     );
   }
