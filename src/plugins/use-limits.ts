@@ -18,7 +18,7 @@ import {
   visit,
 } from 'graphql';
 import { defaultSettings } from '../config/settings.js';
-import { type LimitName, limitExceeded, refusedBeforeRunning } from '../errors.js';
+import { badUserInput, type LimitName, limitExceeded, refusedBeforeRunning } from '../errors.js';
 import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 export interface LimitsOptions {
@@ -221,6 +221,8 @@ function initialCountFromVariables(
   if (coerced.errors) return undefined;
   for (const name of names) {
     const value = coerced.coerced[name];
+    // A nullable variable in the place of the non-null `initialCount`: the executor would fail the field without a code.
+    if (value === null) return badUserInput(`The initialCount of @stream must be a number: $${name} is null.`);
     if (typeof value === 'number') {
       const error = initialCountError(value, max);
       if (error) return error;

@@ -1,5 +1,6 @@
-import { getOperationAST } from 'graphql';
+import { GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { ErrorCode } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
 import { holdRecord, OperationRecord, openBatchRecords, openRecord, recordOf } from '../observability/operation-record.js';
 import { requestIdOf } from '../observability/request-id.js';
@@ -10,7 +11,9 @@ import { recordedOperationName } from '../observability/request-summary.js';
  * parsing begins, before any plugin can refuse it: one per request, or one per operation of a
  * batch once it is parsed, each held by the operation's context from its parameters on. It writes
  * what names the operation: its name as sent, then, when it runs, its name and type as the document
- * says. Every plugin after it reads and writes the record; useRequestSummary hands it on.
+ * says. Every plugin after it reads and writes the record; useRequestSummary hands it on. Parameters
+ * that are no JSON object (`null` in a batch) are refused here, 400 `BAD_REQUEST`, as Yoga refuses
+ * them, but before the plugins that read them.
  */
 export function useOperationRecords(): Plugin {
   return {
@@ -23,6 +26,8 @@ export function useOperationRecords(): Plugin {
       };
     },
     onParams: ({ params, context }) => {
+      // Yoga checks the parameters after every plugin, which all read them as an object: one that is not (a batch holding `null`) is refused first.
+      if (typeof params !== 'object' || params === null || Array.isArray(params)) throw notAnOperation(params);
       const record = holdRecord(context, params);
       if (record && params.operationName) record.operationName = recordedOperationName(params.operationName);
     },
@@ -35,4 +40,12 @@ export function useOperationRecords(): Plugin {
       record.executed = true;
     },
   };
+}
+
+/** Yoga's own refusal of parameters that are not an object, made before any plugin reads them. */
+function notAnOperation(params: unknown): GraphQLError {
+  const type = params === null ? 'null' : Array.isArray(params) ? 'array' : typeof params;
+  return new GraphQLError(`Expected params to be an object but given ${type}.`, {
+    extensions: { code: ErrorCode.BAD_REQUEST, http: { status: 400 } },
+  });
 }

@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import type { TestGateway } from '../support/gateway.js';
+import { captureLogs } from '../support/logs.js';
 
 /** Errors about the request as a whole carry stable codes too, and nothing of the raw body. */
 const it = gatewayOverUpstream();
@@ -86,5 +87,35 @@ describe('choosing an operation by name', () => {
       },
     });
     expect(await run(gateway, 'Keys')).toEqual(keys);
+  });
+
+  test('a batch holding null, and a null initialCount, are the caller’s mistakes: BAD_REQUEST and BAD_USER_INPUT, logged at info', async ({
+    start,
+  }) => {
+    const logs = captureLogs('info');
+    const upstream = await start.upstream();
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger });
+    const batch = await post(gateway, JSON.stringify([{ query: '{ __typename }' }, null]));
+    expect(await batch.json()).toEqual([
+      { data: { __typename: 'Query' } },
+      { errors: [{ message: 'Expected params to be an object but given null.', extensions: { code: 'BAD_REQUEST' } }] },
+    ]);
+    const streamed = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', ...AUTH },
+      body: JSON.stringify({
+        query: 'query ($n: Int) { apiKeys(first: 3) { edges @stream(initialCount: $n) { cursor } } }',
+        variables: { n: null },
+      }),
+    });
+    expect(await streamed.text()).toContain(
+      '{"errors":[{"message":"The initialCount of @stream must be a number: $n is null.","extensions":{"code":"BAD_USER_INPUT"}}]}',
+    );
+    expect(upstream.requests).toEqual([]);
+    expect(logs.lines('graphql request').map(({ level, errorCodes }) => [level, errorCodes])).toEqual([
+      [30, []],
+      [30, ['BAD_REQUEST']],
+      [30, ['BAD_USER_INPUT']],
+    ]);
   });
 });
