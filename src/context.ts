@@ -1,13 +1,11 @@
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { SectionSettings } from './config/settings.js';
+import { bearerCredential } from './http/bearer.js';
 import { type OperationRecord, recordOf } from './observability/operation-record.js';
 import { requestIdOf } from './observability/request-id.js';
 import { RequestBudget } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
-
-/** RFC 6750 credentials: the scheme is case-insensitive, the token a non-empty token68. */
-const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
 
 /**
  * Everything that belongs to one GraphQL request: the caller's credentials and its request id, and
@@ -16,7 +14,7 @@ const BEARER = /^Bearer +[A-Za-z0-9\-._~+/]+=*$/i;
  * operation's record.
  */
 class Caller {
-  /** The caller's Authorization header, forwarded unchanged; null unless it is a Bearer credential. */
+  /** The caller's Bearer credential in its one spelling (`bearerCredential`), forwarded as such; null without one. */
   readonly authorization: string | null;
   readonly requestId: string;
   /** Upstream calls and time left, shared by every operation of the HTTP request (a batch has several). */
@@ -27,8 +25,7 @@ class Caller {
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
 
   constructor(request: Request, client: UpstreamClient, budget: RequestBudget, record: OperationRecord | undefined) {
-    const authorization = request.headers.get('authorization');
-    this.authorization = isBearer(authorization) ? authorization : null;
+    this.authorization = bearerCredential(request.headers.get('authorization')) ?? null;
     this.requestId = requestIdOf(request);
     this.budget = budget;
     this.#request = request;
@@ -61,11 +58,6 @@ class Caller {
     const { envelope } = await this.#client.request(request, caller, limits, report);
     return envelope;
   }
-}
-
-/** Whether an Authorization header holds a Bearer credential, which no browser attaches on its own. */
-export function isBearer(authorization: string | null): authorization is string {
-  return authorization !== null && BEARER.test(authorization);
 }
 
 /**

@@ -4,6 +4,7 @@ import { ErrorCode } from '../errors.js';
 import type { BreakerState } from '../upstream/breaker.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import { reportToPrimary } from './cluster-metrics.js';
+import { acceptedByUpstream } from './operation-record.js';
 import type { RequestSummary } from './request-summary.js';
 
 /** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */
@@ -124,14 +125,11 @@ function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall']
 /**
  * The labels callers choose, bounded: an operation's name and the calling app's name and version.
  * Only a name vouched for takes one of the label slots: an operation that ran for a token the
- * upstream accepted (it answered anything but 401 or 403), or a trusted document. Junk names sent
- * without a token count as `other`. A cache hit is an answer the upstream gave this very caller
- * within the time to live.
+ * upstream accepted in that very operation (`acceptedByUpstream`), or a trusted document. Junk names
+ * sent without a token, or with one nobody checked, and answers from the read cache count as `other`.
  */
 function boundedRequestLabels({ namesAreTrusted = false, clientNames }: MetricsOptions) {
-  const vouched = ({ executed, upstreamStatuses, cache }: RequestSummary) =>
-    cache === 'hit' ||
-    (executed && (namesAreTrusted || upstreamStatuses.some((status) => status !== undefined && status !== 401 && status !== 403)));
+  const vouched = ({ executed, upstreamStatuses }: RequestSummary) => executed && (namesAreTrusted || acceptedByUpstream(upstreamStatuses));
   const operationNames = boundedLabels(MAX_OPERATION_NAMES);
   const operationName = (summary: RequestSummary): string => {
     const name = summary.operationName;

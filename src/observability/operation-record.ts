@@ -45,8 +45,8 @@ export class OperationRecord {
   readonly upstreamCalls: Array<UpstreamCall | undefined> = [];
   /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
   cache: CacheOutcome | undefined;
-  /** Where the read cache stores its answer, for an operation that missed (useResponseCache). */
-  cacheEntry: { caller: string; request: string } | undefined;
+  /** Where the read cache stores its answer, for an operation that missed, and the caller's generation then (useResponseCache). */
+  cacheEntry: { caller: string; request: string; generation: string } | undefined;
   /** Its document as parsed from its text, until it is validated (useDocumentCache keeps it if it is valid). */
   parsed: { document: DocumentNode; text: string } | undefined;
   /** A persisted query it registers once its document is valid (useAutomaticPersistedQueries). */
@@ -71,6 +71,11 @@ export class OperationRecord {
     }
   }
 
+  /** Whether the upstream accepted the caller's credential in this very operation (`acceptedByUpstream`). */
+  acceptedByUpstream(): boolean {
+    return acceptedByUpstream(this.upstreamCalls.map((call) => call?.status));
+  }
+
   /** Takes the next place among the upstream calls; the returned function fills it with the call once it is over. */
   callSent(): (call: UpstreamCall) => void {
     const slot = this.upstreamCalls.push(undefined) - 1;
@@ -78,6 +83,16 @@ export class OperationRecord {
       this.upstreamCalls[slot] = call;
     };
   }
+}
+
+/**
+ * Whether calls that got these statuses vouch for their caller: one got an answer other than 401 or
+ * 403, so the upstream accepted the credential. Only then may an answer be kept in the read cache,
+ * a token count as a caller of its own for the rate limit, or a name take a label of the metrics:
+ * a token nobody checked buys nothing.
+ */
+export function acceptedByUpstream(statuses: ReadonlyArray<number | undefined>): boolean {
+  return statuses.some((status) => status !== undefined && status !== 401 && status !== 403);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { useCSRFPrevention as useYogaCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isBearer } from '../context.js';
 import { ErrorCode } from '../errors.js';
+import { bearerCredential } from '../http/bearer.js';
 
 export interface CSRFPreventionOptions {
   /** Headers of which a simple request must carry one, unless it carries a Bearer credential. @default ['x-graphql-yoga-csrf'] */
@@ -19,7 +19,7 @@ export function useCSRFPrevention({ requestHeaders = ['x-graphql-yoga-csrf'] }: 
   const yoga = useYogaCSRFPrevention({ requestHeaders: [...requestHeaders] });
   return {
     onRequestParse(payload) {
-      if (isBearer(payload.request.headers.get('authorization'))) return;
+      if (bearerCredential(payload.request.headers.get('authorization')) !== undefined) return;
       try {
         return yoga.onRequestParse?.(payload);
       } catch (error) {

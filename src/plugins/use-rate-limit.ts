@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
-import { isBearer } from '../context.js';
 import { ErrorCode } from '../errors.js';
+import { recordOf } from '../observability/operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { OperationLimiter, RateDecision } from '../state/operation-limiter.js';
+import { VouchedCallers } from '../state/vouched-callers.js';
 
 export interface RateLimitOptions {
   /** The counters: in this process or in Redis (src/state/). */
@@ -19,14 +21,19 @@ export interface RateLimitOptions {
 const DEFAULTS = defaultSettings();
 
 /** Text that may belong to an introspection query: only such a text is parsed to tell. */
-const MAY_INTROSPECT = /__(schema|type)\b/;
+const MAY_INTROSPECT = /__(schema|type|typename)\b/;
 
 /**
  * At most RATE_LIMIT_OPERATIONS operations per caller in each RATE_LIMIT_WINDOW_MS, every operation
  * of a batch counting, decided before anything is parsed or sent upstream: a refusal is HTTP 429
  * with an integer `Retry-After`, the RateLimit headers and `RATE_LIMITED` with `retryAfter` (the code
- * an upstream 429 gets). A caller is the hash of its Bearer credential, or without one its address
- * (`trustProxyHops` back along `X-Forwarded-For`).
+ * an upstream 429 gets).
+ *
+ * A caller is its address (`trustProxyHops` back along `X-Forwarded-For`, an IP address or else the
+ * connection's), and a Bearer credential is a caller of its own (its hash, however the scheme and
+ * spaces are spelt) once the upstream has accepted it (`VouchedCallers`): until then its operations
+ * count against its address as well, so that tokens the upstream refuses, or nobody checked, cannot
+ * buy fresh allowances.
  *
  * Introspection is never limited: an operation past the limit whose text may introspect is parsed,
  * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
@@ -37,29 +44,41 @@ export function useRateLimit({
   trustProxyHops = DEFAULTS.trustProxyHops,
   maxTokens = DEFAULTS.maxTokens,
 }: RateLimitOptions): Plugin {
+  const vouched = new VouchedCallers();
   return {
     onParams: ({ params, request, context }) => {
-      const decide = (decision: RateDecision) => {
-        if (!decision.allowed && !introspectsOnly(params, maxTokens)) throw rateLimited(decision);
+      const decide = (decisions: RateDecision[]) => {
+        const refusal = decisions.find((decision) => !decision.allowed);
+        if (refusal && !introspectsOnly(params, maxTokens)) throw rateLimited(refusal);
       };
-      // Counted in this process, the decision comes at once, and the request pays for no promise.
-      const decision = limiter.take(callerOf(request, context as { req?: IncomingMessage }, trustProxyHops), 1);
-      return decision instanceof Promise ? decision.then(decide) : decide(decision);
+      const caller = callerKeyOf(request);
+      const address = `address:${addressOf(request, context as { req?: IncomingMessage }, trustProxyHops)}`;
+      const callers = caller === undefined ? [address] : vouched.has(caller) ? [caller] : [caller, address];
+      const decisions = callers.map((key) => limiter.take(key, 1));
+      // Counted in this process, the decisions come at once, and the request pays for no promise.
+      return decisions.some((decision) => decision instanceof Promise)
+        ? Promise.all(decisions).then(decide)
+        : decide(decisions as RateDecision[]);
+    },
+    onExecutionResult: ({ request, context }) => {
+      const caller = callerKeyOf(request);
+      const record = recordOf(context);
+      // An answer from the read cache was the upstream's to this very credential, within the cache's time to live.
+      if (caller !== undefined && record && (record.cache === 'hit' || record.acceptedByUpstream())) vouched.add(caller);
     },
   };
 }
 
-/** Whose allowance a request takes from: a hash of its Bearer credential, or its address. */
-function callerOf(request: Request, context: { req?: IncomingMessage }, trustProxyHops: number): string {
-  const authorization = request.headers.get('authorization');
-  if (isBearer(authorization)) return callerKeyOf(request, authorization);
+/** Where a request comes from: `trustProxyHops` back along `X-Forwarded-For` when that entry is an IP address, or else its connection's address. */
+function addressOf(request: Request, context: { req?: IncomingMessage }, trustProxyHops: number): string {
   const forwarded = (request.headers.get('x-forwarded-for') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  // Each trusted proxy appended the address it saw; the entries before those are the client's to forge.
-  const address = trustProxyHops > 0 ? forwarded.at(-trustProxyHops) : undefined;
-  return `address:${address ?? context.req?.socket.remoteAddress ?? 'unknown'}`;
+  // Each trusted proxy appended the address it saw; the entries before those are the client's to forge,
+  // and an entry that is no address was not written by a proxy (a client reaching the pod directly).
+  const entry = trustProxyHops > 0 ? forwarded.at(-trustProxyHops) : undefined;
+  return (entry !== undefined && isIP(entry) !== 0 ? entry : undefined) ?? context.req?.socket.remoteAddress ?? 'unknown';
 }
 
 /**

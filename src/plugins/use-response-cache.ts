@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { isBearer } from '../context.js';
 import { recordOf } from '../observability/operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
@@ -17,36 +16,35 @@ export interface ResponseCacheOptions {
  * A per-caller read cache in front of the whole pipeline. A query that the same caller (the hash of
  * its Bearer credential) sent with the same text, operation name and variables within CACHE_TTL_MS
  * is answered from the cache, before parsing: no execution, no upstream call. Only answers without a
- * single error are kept; a request with `Cache-Control: no-cache` (or `no-store`) skips the lookup and
- * refreshes the entry; a mutation drops every answer its caller has, before and after it runs, so
- * that none read before it is served after it. Another caller never finds an entry, and a request
+ * single error, whose operation the upstream answered for this credential, are kept (`{ __typename }`
+ * sent with a junk token is not); a request with `Cache-Control: no-cache` (or `no-store`) skips the lookup and
+ * refreshes the entry; a mutation drops every answer its caller has, before and after it runs, and
+ * an answer is stored only if its caller's answers were not dropped since its lookup, so that none
+ * read before a mutation is served after it. Another caller never finds an entry, and a request
  * without a Bearer credential neither reads nor writes. What it did is the operation record's
  * `cache`, for the log line and the metrics.
  */
 export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): Plugin {
   return {
     onParams: async ({ params, request, context, setResult }) => {
-      const authorization = request.headers.get('authorization');
       const record = recordOf(context);
-      if (!record || !isBearer(authorization) || typeof params.query !== 'string') return;
-      const entry = { caller: callerKeyOf(request, authorization), request: requestKey(params) };
-      record.cacheEntry = entry;
-      if (/\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '')) {
-        record.cache = 'bypass';
+      const caller = callerKeyOf(request);
+      if (!record || caller === undefined || typeof params.query !== 'string') return;
+      const key = requestKey(params);
+      const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '');
+      // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
+      const { answer, generation } = await cache.get(caller, key);
+      record.cache = bypass ? 'bypass' : answer ? 'hit' : 'miss';
+      if (bypass || !answer) {
+        record.cacheEntry = { caller, request: key, generation };
         return;
       }
-      const body = await cache.get(entry.caller, entry.request);
-      if (body === undefined) {
-        record.cache = 'miss';
-        return;
-      }
-      record.cacheEntry = undefined;
-      record.cache = 'hit';
-      // Only queries are kept: a hit is one, though it never runs.
+      // Only queries are kept: a hit is one, though it never runs, and its name is the one it ran under.
       record.operationType = 'query';
+      record.operationName = answer.operationName;
       // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
       // read only whether a result has data and errors, which a stored answer has and has not.
-      setResult({ data: STORED_ANSWER, stringify: () => body } as ExecutionResult);
+      setResult({ data: STORED_ANSWER, stringify: () => answer.body } as ExecutionResult);
     },
     onExecute: async ({ args }) => {
       const record = recordOf(args.contextValue);
@@ -57,9 +55,12 @@ export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): P
       return { onExecuteDone: () => cache.dropCaller(entry.caller) };
     },
     onExecutionResult: async ({ result, context }) => {
-      const entry = recordOf(context)?.cacheEntry;
-      if (!entry || !result || isAsyncIterable(result) || result.errors?.length || !result.data) return;
-      await cache.set(entry.caller, entry.request, JSON.stringify(result), cacheTtlMs);
+      const record = recordOf(context);
+      const entry = record?.cacheEntry;
+      // Only an answer the upstream gave for this credential, in this operation: one that made no call vouches for no token.
+      if (!entry || !record.acceptedByUpstream() || !result || isAsyncIterable(result) || result.errors?.length || !result.data) return;
+      const answer = { body: JSON.stringify(result), operationName: record.operationName };
+      await cache.set(entry.caller, entry.request, answer, cacheTtlMs, entry.generation);
     },
   };
 }

@@ -24,10 +24,14 @@ export interface LimiterSettings {
 }
 
 /**
- * Callers whose windows one process remembers: past it, the least recently seen caller's window is
- * forgotten, which only lets that caller start a new one (about 100 bytes each, 10 MB in all).
+ * The heap the windows of one process may hold, as `windowBytes` counts it: past it, the least
+ * recently seen caller's window is forgotten, which only lets that caller start a new one. About
+ * 100,000 callers; a caller is a hash or an IP address, so no caller can make its own entry larger.
  */
-const MAX_CALLERS = 100_000;
+const MAX_WINDOW_BYTES = 16 * 2 ** 20;
+
+/** The heap one window holds: its key, two bytes a character at most, and the entry's own share. */
+const windowBytes = (_window: unknown, caller: string) => 2 * caller.length + 96;
 
 /**
  * The count of a caller's window in Redis: one key, its expiry set by the first operation of the
@@ -72,7 +76,10 @@ export function operationLimiter(settings: LimiterSettings, link?: RedisLink): O
  * rate-limiter-flexible memory limiter's promises measured several microseconds more than this map.
  */
 class InProcessWindows implements OperationLimiter {
-  readonly #windows = new LRUCache<string, { taken: number; resetsAt: number }>({ max: MAX_CALLERS });
+  readonly #windows = new LRUCache<string, { taken: number; resetsAt: number }>({
+    maxSize: MAX_WINDOW_BYTES,
+    sizeCalculation: windowBytes,
+  });
   readonly #limit: number;
   readonly #windowMs: number;
 

@@ -7,12 +7,14 @@ const REDIS_PAUSE_MS = 1_000;
 /**
  * Opens every script: a command Redis runs after its deadline (ARGV[1], milliseconds by Redis's own
  * clock) does nothing and answers nil. A command the gateway gave up on may still reach a Redis that
- * stalled, once it runs again; this way it never changes anything late.
+ * stalled, once it runs again; this way it never changes anything late. The script after it has
+ * Redis's time as `now_ms`.
  */
 const DEADLINE_CHECK = `
 redis.replicate_commands()
-local now = redis.call('TIME')
-if now[1] * 1000 + math.floor(now[2] / 1000) > tonumber(ARGV[1]) then return nil end
+local clock = redis.call('TIME')
+local now_ms = clock[1] * 1000 + math.floor(clock[2] / 1000)
+if now_ms > tonumber(ARGV[1]) then return nil end
 `;
 
 /** A store's command: a Lua script run atomically on its keys, the deadline first among its arguments. */
@@ -55,9 +57,12 @@ export class RedisLink {
     });
   }
 
-  /** The key of a store's entry, under the prefix: `<prefix><kind>:<id>`. */
-  key(kind: string, id: string): string {
-    return `${this.prefix}${kind}:${id}`;
+  /**
+   * The key of a store's entry, under the prefix: `<prefix><kind>:<id>`, or `<prefix><kind>:{<id>}:<part>`
+   * for the parts of an entry a script uses together, which Redis Cluster then keeps in one slot.
+   */
+  key(kind: string, id: string, part?: string): string {
+    return part === undefined ? `${this.prefix}${kind}:${id}` : `${this.prefix}${kind}:{${id}}:${part}`;
   }
 
   /** A store's script, defined once on the connection; its first argument is given by `run`. */

@@ -5,7 +5,7 @@ import { codeOf } from '../errors.js';
 import { type Answer, type Envelope, envelopeOf, readAnswer } from './answer.js';
 import { type BreakerState, UpstreamBreaker } from './breaker.js';
 import { type CallLimits, CallTimer, type ReadAllowance } from './call-timer.js';
-import { deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
+import { DeadlineExceeded, deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
 import { type CallerIdentity, httpRequestOf, type UpstreamRequest } from './http-request.js';
 import { InFlightReads } from './in-flight-reads.js';
 import { retryInterceptor, retryPolicy } from './retry.js';
@@ -73,7 +73,8 @@ type Exchange = { call: UpstreamCall } & ({ reply: UpstreamReply; failure?: unde
  * and turns every failure into an `UpstreamFailure`. Redirects are not followed (undici's default),
  * so the token never leaves UPSTREAM_URL's origin; a 3xx is answered as an error.
  *
- * Identical GETs of one caller in flight at once share one call (`InFlightReads`). A call passes
+ * Identical GETs of one caller in flight at once share one call (`InFlightReads`), until the caller
+ * writes. A call passes
  * through, outside in: `around` (the trace span), the observation (`onCall`), the
  * deadline check and the breaker, then `#exchange`: the HTTP request (`httpRequestOf`), its one
  * timer (`CallTimer`), the retrying dispatcher, the answer (`readAnswer`) and its envelope
@@ -131,13 +132,17 @@ export class UpstreamClient {
   ): Promise<UpstreamReply> {
     let joined = false;
     let exchange: Promise<Exchange>;
-    if (request.method !== 'GET') exchange = this.#traced(request, caller, limits);
-    else {
-      // The caller's own credential is part of the key: reads are never shared across callers.
-      const key = JSON.stringify([caller.authorization, request.route, request.params, request.query]);
+    if (request.method !== 'GET') {
+      // A read sent after this write must not be given an answer read before it.
+      this.#reads.forget(caller.authorization);
+      exchange = this.#traced(request, caller, limits);
+    } else {
+      // Per caller's own credential: reads are never shared across callers.
+      const key = JSON.stringify([request.route, request.params, request.query]);
       const { signal, ...bounds } = limits;
       joined = true;
       exchange = this.#reads.join(
+        caller.authorization,
         key,
         (shared) => {
           joined = false;
@@ -146,7 +151,12 @@ export class UpstreamClient {
         signal,
       );
     }
-    const { call, reply, failure } = await exchange;
+    let { call, reply, failure } = await exchange;
+    if (joined && failure instanceof DeadlineExceeded && limits.deadline && limits.deadline.at > Date.now()) {
+      // The call it joined gave up at the deadline of the request that made it, not at this one's: it calls on its own.
+      ({ call, reply, failure } = await this.#traced(request, caller, limits));
+      joined = false;
+    }
     report?.(joined ? { ...call, coalesced: true } : call);
     if (reply) return reply;
     throw failure;

@@ -176,10 +176,16 @@ export const upstreamUnavailable = (status?: number) =>
 export const upstreamBadResponse = (why: string, status?: number) =>
   transportError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream service sent a response the gateway cannot read: ${why}.`, status);
 
+/** The failure of a call that outlived the deadline of the operation it was made for. */
+export class DeadlineExceeded extends UpstreamFailure {}
+
 export const deadlineExceeded = (deadlineMs: number, status?: number) =>
-  transportError(
-    ErrorCode.UPSTREAM_TIMEOUT,
-    `The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`,
+  new DeadlineExceeded(
+    [
+      new GraphQLError(`The operation used up its deadline of ${deadlineMs} ms before the upstream service answered.`, {
+        extensions: { code: ErrorCode.UPSTREAM_TIMEOUT },
+      }),
+    ],
     status,
   );
 

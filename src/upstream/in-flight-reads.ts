@@ -6,24 +6,43 @@ interface Shared<T> {
 }
 
 /**
- * Identical reads in flight at the same time share one upstream call. The key must hold the caller's
- * credential (so that no caller ever shares another's answer) and the whole request; only reads are
- * ever joined, never a write. A request that goes away no longer holds the call up: the call is
- * aborted once every request waiting for it has gone, and until then it settles for all of them.
+ * Identical reads in flight at the same time share one upstream call. Reads are joined per caller
+ * (a key of the caller's credential, so that no caller ever shares another's answer) and per request;
+ * only reads are ever joined, never a write. A request that goes away no longer holds the call up:
+ * the call is aborted once every request waiting for it has gone, and until then it settles for all
+ * of them. A write of the caller's ends the sharing of its reads in flight (`forget`): a read that
+ * comes after never gets an answer read before.
  */
 export class InFlightReads<T> {
-  readonly #calls = new Map<string, Shared<T>>();
+  readonly #callers = new Map<string, Map<string, Shared<T>>>();
 
-  /** The answer of the call in flight under `key`, or of a new one made with `start`. */
-  join(key: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let shared = this.#calls.get(key);
+  /** The answer of `caller`'s call in flight for `request`, or of a new one made with `start`. */
+  join(caller: string, request: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let calls = this.#callers.get(caller);
+    let shared = calls?.get(request);
     if (!shared) {
+      if (!calls) {
+        calls = new Map();
+        this.#callers.set(caller, calls);
+      }
       const controller = new AbortController();
-      const answer = start(controller.signal).finally(() => this.#calls.delete(key));
+      const answer = start(controller.signal).finally(() => this.#forgetCall(caller, request, shared!));
       shared = { answer, controller, waiting: 0 };
-      this.#calls.set(key, shared);
+      calls.set(request, shared);
     }
     return this.#wait(shared, signal);
+  }
+
+  /** No request of `caller` joins the reads in flight now: they settle for the requests already waiting. */
+  forget(caller: string): void {
+    this.#callers.delete(caller);
+  }
+
+  #forgetCall(caller: string, request: string, shared: Shared<T>): void {
+    const calls = this.#callers.get(caller);
+    if (calls?.get(request) !== shared) return;
+    calls.delete(request);
+    if (calls.size === 0) this.#callers.delete(caller);
   }
 
   #wait(shared: Shared<T>, signal: AbortSignal | undefined): Promise<T> {

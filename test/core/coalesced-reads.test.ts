@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect } from 'vitest';
 import { AUTH, bearer } from '../support/auth.js';
-import { gatewayOverUpstream } from '../support/fixtures.js';
+import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys, folderRecord } from '../support/records.js';
 
@@ -59,5 +59,24 @@ describe('coalesced reads', () => {
     expect(await gone).toBe('AbortError');
     expect((await staying).body.data).toEqual(KEYS_DATA);
     expect(upstream.requests).toHaveLength(1);
+  });
+
+  test('a request whose read joined a call that gave up at the deadline of the request that made it calls on its own', async ({
+    start,
+  }) => {
+    // The first call takes longer than REQUEST_DEADLINE_MS; any later one answers at once.
+    const upstream = await start.upstream((_request, index) => ({ body: apiKeyPage(apiKeys(2)), delayMs: index === 0 ? 700 : 0 }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), requestDeadlineMs: 400 });
+    const first = gateway.graphql(KEYS, { headers: AUTH });
+    await expect.poll(() => upstream.requests.length, { interval: 5 }).toBe(1);
+    await sleep(200);
+    // Identical and of the same caller: it joins the first's call, but its own deadline is 200 ms after the first's.
+    const second = await gateway.graphql(KEYS, { headers: AUTH });
+    expect(second.body).toEqual({ data: KEYS_DATA });
+    expect((await first).body.errors?.[0]).toMatchObject({
+      message: 'The operation used up its deadline of 400 ms before the upstream service answered.',
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+    });
+    expect(upstream.requests).toHaveLength(2);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { recordOf } from '../../src/observability/operation-record.js';
 import { useRateLimit } from '../../src/plugins/use-rate-limit.js';
 import { callerKey } from '../../src/state/caller-key.js';
 import type { OperationLimiter, RateDecision } from '../../src/state/operation-limiter.js';
+import { recordCalls } from '../support/summaries.js';
 import { post, yogaWith } from '../support/yoga.js';
 
 /** A limiter that records who took how much and lets `allowance` operations through in all. */
@@ -20,11 +22,38 @@ function limiter(allowance: number) {
 }
 
 describe('useRateLimit', () => {
-  it('takes one operation per request from the Bearer caller, by the hash of its credential', async () => {
+  it('takes one operation per request from the Bearer caller, by the hash of its credential, and from its address until the upstream accepts it', async () => {
+    const { fake, taken } = limiter(10);
+    // The operations of token-1 make an upstream call that is answered 200; token-2's are answered 401.
+    const yoga = yogaWith([useRateLimit({ limiter: fake })], {
+      context: (context: { request: Request }) => {
+        recordCalls(recordOf(context), [context.request.headers.get('authorization')?.endsWith('token-1') ? 200 : 401]);
+        return {};
+      },
+    });
+    const send = (authorization: string) => post(yoga, { query: '{ hello }' }, { authorization });
+    for (const authorization of ['Bearer token-1', 'Bearer token-1', 'Bearer token-2', 'Bearer token-2']) {
+      expect((await send(authorization)).status).toBe(200);
+    }
+    const [one, two] = [callerKey('Bearer token-1'), callerKey('Bearer token-2')];
+    // In process there is no socket: the connection's address is unknown.
+    expect(taken).toEqual([
+      [one, 1],
+      ['address:unknown', 1],
+      [one, 1],
+      [two, 1],
+      ['address:unknown', 1],
+      [two, 1],
+      ['address:unknown', 1],
+    ]);
+  });
+
+  it('counts one caller however its Authorization header spells the scheme and the spaces', async () => {
     const { fake, taken } = limiter(10);
     const yoga = yogaWith([useRateLimit({ limiter: fake })]);
-    expect((await post(yoga, { query: '{ hello }' }, { authorization: 'Bearer token-1' })).status).toBe(200);
-    expect(taken).toEqual([[callerKey('Bearer token-1'), 1]]);
+    for (const authorization of ['Bearer token-3', 'bearer token-3', 'BEARER   token-3'])
+      await post(yoga, { query: '{ hello }' }, { authorization });
+    expect(new Set(taken.map(([caller]) => caller))).toEqual(new Set([callerKey('Bearer token-3'), 'address:unknown']));
   });
 
   it('refuses past the allowance with 429, an integer Retry-After, the RateLimit headers and RATE_LIMITED', async () => {
@@ -52,7 +81,7 @@ describe('useRateLimit', () => {
     await post(yogaWith([useRateLimit({ limiter: fake })], { batching: true }), [{ query: '{ hello }' }, { query: '{ hello }' }], {
       authorization: 'Bearer t',
     });
-    expect(taken.map(([, count]) => count)).toEqual([1, 1]);
+    expect(taken.filter(([caller]) => caller.startsWith('address:')).map(([, count]) => count)).toEqual([1, 1]);
   });
 
   it('lets introspection through past the allowance, but not text that only mentions it', async () => {
@@ -63,6 +92,7 @@ describe('useRateLimit', () => {
     });
     expect((await post(yoga, { query: '{ hello } # __schema' })).status).toBe(429);
     expect((await post(yoga, { query: '{ __typename hello }' })).status).toBe(429);
+    expect((await post(yoga, { query: '{ __typename }' })).body).toEqual({ data: { __typename: 'Query' } });
   });
 
   it('reads a refused text for introspection within maxTokens, as every parse is: past them it is refused unread', async () => {
@@ -79,5 +109,14 @@ describe('useRateLimit', () => {
     await post(yogaWith([useRateLimit({ limiter: fake, trustProxyHops: 2 })]), { query: '{ hello }' }, headers);
     // In process there is no socket: the connection's address is unknown.
     expect(taken.map(([caller]) => caller)).toEqual(['address:unknown', 'address:198.51.100.1']);
+  });
+
+  it('takes an X-Forwarded-For entry that is no IP address for the connection’s address', async () => {
+    const { fake, taken } = limiter(10);
+    const yoga = yogaWith([useRateLimit({ limiter: fake, trustProxyHops: 1 })]);
+    for (const forwarded of ['x'.repeat(12_000), '203.0.113.5, not-an-address', '2001:db8::1']) {
+      await post(yoga, { query: '{ hello }' }, { 'x-forwarded-for': forwarded });
+    }
+    expect(taken.map(([caller]) => caller)).toEqual(['address:unknown', 'address:unknown', 'address:2001:db8::1']);
   });
 });

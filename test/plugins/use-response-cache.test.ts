@@ -1,8 +1,10 @@
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
+import { recordOf } from '../../src/observability/operation-record.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { useResponseCache } from '../../src/plugins/use-response-cache.js';
 import { InProcessResponseCache } from '../../src/state/response-cache.js';
+import { recordCalls } from '../support/summaries.js';
 import { post, yogaWith } from '../support/yoga.js';
 
 /** A schema that counts its executions, and can fail or change on demand. */
@@ -29,7 +31,15 @@ function counting() {
       Mutation: { touch: () => ++runs.mutation },
     },
   });
-  return { schema, runs, failNext: (value: boolean) => (fail = value) };
+  let status = 200;
+  return {
+    schema,
+    runs,
+    failNext: (value: boolean) => (fail = value),
+    /** The status the upstream answers the operations' calls with. */
+    upstreamStatus: () => status,
+    answerWith: (value: number) => (status = value),
+  };
 }
 
 const ALICE = { authorization: 'Bearer alice' };
@@ -43,7 +53,14 @@ function cached(cacheTtlMs = 60_000) {
       useResponseCache({ cache: new InProcessResponseCache(1024 * 1024), cacheTtlMs }),
       useRequestSummary({ onSummary: ({ cache }) => cache && outcomes.push(cache) }),
     ],
-    { schema: world.schema },
+    {
+      schema: world.schema,
+      // Each operation makes an upstream call that accepts the caller's token, as the gateway's do.
+      context: (context: object) => {
+        recordCalls(recordOf(context), [world.upstreamStatus()]);
+        return {};
+      },
+    },
   );
   return { yoga, outcomes, ...world };
 }
@@ -70,6 +87,14 @@ describe('useResponseCache', () => {
     await post(yoga, { query: '{ count }' });
     await post(yoga, { query: '{ count }' });
     expect([runs.query, outcomes]).toEqual([2, []]);
+  });
+
+  it('never keeps an answer the upstream did not give this caller: none made no call, or one refused its token', async () => {
+    const { yoga, runs, answerWith } = cached();
+    answerWith(401);
+    await post(yoga, { query: '{ count }' }, ALICE);
+    await post(yoga, { query: '{ count }' }, ALICE);
+    expect(runs.query).toBe(2);
   });
 
   it('never keeps an answer with an error', async () => {

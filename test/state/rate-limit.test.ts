@@ -78,6 +78,42 @@ describeInEachStore('the rate limit', (startInStore) => {
     expect((await behindProxy('203.0.113.9')).status).toBe(200);
   });
 
+  test('counts one caller however the scheme and the spaces of its Authorization header are spelt', async ({ start: servers }) => {
+    const { upstream, gateway } = await start(servers, { rateLimitOperations: 5 });
+    const spellings = ['Bearer same-token', 'bearer same-token', 'BEARER same-token', 'Bearer   same-token', 'bEaReR same-token'];
+    const statuses: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (const authorization of spellings) statuses.push((await post(gateway, { query: KEYS }, { authorization })).status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    // The upstream sees one spelling too.
+    expect(new Set(upstream.requests.map((request) => request.headers.authorization))).toEqual(new Set(['Bearer same-token']));
+  });
+
+  test('counts tokens the upstream refuses against their address: rotating them buys no fresh allowance', async ({ start: servers }) => {
+    const { upstream, gateway } = await start(servers, { rateLimitOperations: 5 });
+    upstream.answer(() => ({ status: 401, body: { success: false, result: null, errors: [{ message: 'invalid token' }], links: {} } }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await post(gateway, { query: KEYS }, bearer(`rotating-${i}`))).status);
+    expect(statuses.filter((status) => status !== 429)).toHaveLength(5);
+    expect(upstream.requests).toHaveLength(5);
+  });
+
+  test('never limits { __typename }, as it never limits introspection', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    await post(gateway, { query: KEYS });
+    expect((await post(gateway, { query: KEYS })).status).toBe(429);
+    const answer = await post(gateway, { query: '{ __typename }' });
+    expect([answer.status, await answer.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
+
+  test('takes an X-Forwarded-For entry that is no IP address for the connection’s, behind TRUST_PROXY_HOPS', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimitOperations: 2, trustProxyHops: 1 });
+    const forged = (i: number) => post(gateway, { query: KEYS }, { 'x-forwarded-for': `${'x'.repeat(12_000)}-${i}` });
+    // Each forged entry is no address: all of them are the connection's, one caller, not a new one each.
+    expect([(await forged(1)).status, (await forged(2)).status, (await forged(3)).status]).toEqual([200, 200, 429]);
+  });
+
   test('RATE_LIMIT_OPERATIONS=0 turns it off', async ({ start: servers }) => {
     const { gateway } = await start(servers, { rateLimitOperations: 0 });
     for (let i = 0; i < 5; i++) expect((await post(gateway, { query: KEYS })).status).toBe(200);

@@ -21,7 +21,14 @@ describeWithRedis('replicas sharing one Redis', () => {
   beforeAll(async () => {
     redis = await startRedis({ password: 'replica secret' });
     upstream = await startRecordingUpstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
-    const env = { UPSTREAM_URL: upstream.url, REDIS_URL: redis.url, CACHE_TTL_MS: '60000', RATE_LIMIT_OPERATIONS: '4' };
+    // Behind a proxy, as replicas are: each test's requests come from an address of their own.
+    const env = {
+      UPSTREAM_URL: upstream.url,
+      REDIS_URL: redis.url,
+      CACHE_TTL_MS: '60000',
+      RATE_LIMIT_OPERATIONS: '4',
+      TRUST_PROXY_HOPS: '1',
+    };
     replicas = await Promise.all([spawnGateway(env), spawnGateway(env)]);
   }, 60_000);
   afterAll(async () => {
@@ -33,7 +40,7 @@ describeWithRedis('replicas sharing one Redis', () => {
   const post = (replica: ChildGateway, query: string) =>
     fetch(`http://127.0.0.1:${replica.port}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...AUTH },
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.1', ...AUTH },
       body: JSON.stringify({ query }),
     });
 
@@ -58,7 +65,7 @@ describeWithRedis('replicas sharing one Redis', () => {
     const send = (replica: ChildGateway, body: object) =>
       fetch(`http://127.0.0.1:${replica.port}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...bearer('persisted-queries') },
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.2', ...bearer('persisted-queries') },
         body: JSON.stringify(body),
       });
     expect((await send(two, { extensions })).status).toBe(404);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { callerKey } from '../../src/state/caller-key.js';
+import type { ResponseCache } from '../../src/state/response-cache.js';
 import { openSharedState, type SharedState } from '../../src/state/shared-state.js';
 import { captureLogs } from '../support/logs.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
@@ -20,6 +21,15 @@ const open = (redisUrl?: URL) =>
 const alice = callerKey('Bearer alice-token');
 const bob = callerKey('Bearer bob-token');
 
+/** The body kept for a caller's request, as a lookup finds it. */
+const cached = async (cache: ResponseCache, caller: string, request: string) => (await cache.get(caller, request)).answer?.body;
+
+/** Stores an answer as the read cache does: under the generation its lookup found. */
+async function store(cache: ResponseCache, caller: string, request: string, body: string, ttlMs: number) {
+  const { generation } = await cache.get(caller, request);
+  await cache.set(caller, request, { body, operationName: undefined }, ttlMs, generation);
+}
+
 function contract(name: string, make: () => Promise<{ state: SharedState; close(): Promise<void> }>) {
   describe(name, () => {
     let state: SharedState;
@@ -28,25 +38,39 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
     afterAll(() => close());
 
     it('response cache: a caller finds its own answer again, another caller never does', async () => {
-      expect(await state.responseCache!.get(alice, 'r1')).toBeUndefined();
-      await state.responseCache!.set(alice, 'r1', '{"data":{"a":1}}', 60_000);
-      expect(await state.responseCache!.get(alice, 'r1')).toBe('{"data":{"a":1}}');
-      expect(await state.responseCache!.get(bob, 'r1')).toBeUndefined();
-      expect(await state.responseCache!.get(alice, 'r2')).toBeUndefined();
+      expect(await cached(state.responseCache!, alice, 'r1')).toBeUndefined();
+      await store(state.responseCache!, alice, 'r1', '{"data":{"a":1}}', 60_000);
+      expect(await cached(state.responseCache!, alice, 'r1')).toBe('{"data":{"a":1}}');
+      expect(await cached(state.responseCache!, bob, 'r1')).toBeUndefined();
+      expect(await cached(state.responseCache!, alice, 'r2')).toBeUndefined();
     });
 
     it('response cache: an answer is gone after its time to live', async () => {
-      await state.responseCache!.set(alice, 'short', 'x', 50);
-      expect(await state.responseCache!.get(alice, 'short')).toBe('x');
+      await store(state.responseCache!, alice, 'short', 'x', 50);
+      expect(await cached(state.responseCache!, alice, 'short')).toBe('x');
       await sleep(120);
-      expect(await state.responseCache!.get(alice, 'short')).toBeUndefined();
+      expect(await cached(state.responseCache!, alice, 'short')).toBeUndefined();
     });
 
     it("response cache: dropping a caller's answers leaves the others'", async () => {
-      await state.responseCache!.set(alice, 'd1', 'a', 60_000);
-      await state.responseCache!.set(bob, 'd1', 'b', 60_000);
+      await store(state.responseCache!, alice, 'd1', 'a', 60_000);
+      await store(state.responseCache!, bob, 'd1', 'b', 60_000);
       await state.responseCache!.dropCaller(alice);
-      expect([await state.responseCache!.get(alice, 'd1'), await state.responseCache!.get(bob, 'd1')]).toEqual([undefined, 'b']);
+      expect([await cached(state.responseCache!, alice, 'd1'), await cached(state.responseCache!, bob, 'd1')]).toEqual([undefined, 'b']);
+    });
+
+    it("response cache: an answer looked up before a drop of its caller's answers is not stored after it", async () => {
+      const cache = state.responseCache!;
+      const before = await cache.get(alice, 'raced');
+      await cache.dropCaller(alice);
+      await cache.set(alice, 'raced', { body: 'read before the drop', operationName: undefined }, 60_000, before.generation);
+      expect(await cached(cache, alice, 'raced')).toBeUndefined();
+      const after = await cache.get(alice, 'raced');
+      await cache.set(alice, 'raced', { body: 'read after it', operationName: 'Keys' }, 60_000, after.generation);
+      expect((await cache.get(alice, 'raced')).answer).toEqual({ body: 'read after it', operationName: 'Keys' });
+      // Another caller's generation is its own.
+      await store(cache, bob, 'raced', 'bob', 60_000);
+      expect(await cached(cache, bob, 'raced')).toBe('bob');
     });
 
     it('persisted queries: a document is found by its hash once registered', async () => {
@@ -80,9 +104,10 @@ describe('in process, what only the process does', () => {
     const state = open();
     const body = 'x'.repeat(8 * 1024);
     const callers = Array.from({ length: 50 }, (_, i) => callerKey(`Bearer filler-${i}`));
-    for (const caller of callers) for (let i = 0; i < 60; i++) await state.responseCache!.set(caller, `r${i}`, body, 60_000);
+    for (const caller of callers) for (let i = 0; i < 60; i++) await store(state.responseCache!, caller, `r${i}`, body, 60_000);
     let kept = 0;
-    for (const caller of callers) for (let i = 0; i < 60; i++) if ((await state.responseCache!.get(caller, `r${i}`)) !== undefined) kept++;
+    for (const caller of callers)
+      for (let i = 0; i < 60; i++) if ((await cached(state.responseCache!, caller, `r${i}`)) !== undefined) kept++;
     // Two bytes a character: what is still served fits the budget (50 × 60 answers would be 47 MiB).
     expect(kept).toBeGreaterThan(0);
     expect(kept * 2 * body.length).toBeLessThanOrEqual(settings.cacheBytes);
@@ -126,9 +151,9 @@ describeWithRedis('in Redis, what only Redis does', () => {
   it('is shared by every replica: what one stores or counts, the other sees, and two enforce one limit', async () => {
     const [one, two] = [await connected(), await connected()];
     try {
-      await one.responseCache!.set(alice, 'shared', 'answer', 60_000);
+      await store(one.responseCache!, alice, 'shared', 'answer', 60_000);
       await one.persistedQueries!.set('shared-hash', '{ __typename }');
-      expect([await two.responseCache!.get(alice, 'shared'), await two.persistedQueries!.get('shared-hash')]).toEqual([
+      expect([await cached(two.responseCache!, alice, 'shared'), await two.persistedQueries!.get('shared-hash')]).toEqual([
         'answer',
         '{ __typename }',
       ]);
@@ -136,6 +161,11 @@ describeWithRedis('in Redis, what only Redis does', () => {
       for (let i = 0; i < 5; i++) expect((await (i % 2 ? one : two).operationLimiter!.take(erin, 1)).allowed).toBe(true);
       expect((await one.operationLimiter!.take(erin, 1)).allowed).toBe(false);
       expect((await two.operationLimiter!.take(erin, 1)).allowed).toBe(false);
+      // A drop through one replica is seen by a write through the other that looked up before it.
+      const before = await one.responseCache!.get(alice, 'raced');
+      await two.responseCache!.dropCaller(alice);
+      await one.responseCache!.set(alice, 'raced', { body: 'stale', operationName: undefined }, 60_000, before.generation);
+      expect(await cached(two.responseCache!, alice, 'raced')).toBeUndefined();
     } finally {
       await Promise.all([one.close(), two.close()]);
     }
@@ -147,13 +177,16 @@ describeWithRedis('in Redis, what only Redis does', () => {
     const inspector = new Redis(redis.url);
     try {
       const token = 'Bearer frank-secret-token';
-      await state.responseCache!.set(callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
+      await store(state.responseCache!, callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
       await state.operationLimiter!.take(callerKey(token), 1);
       const keys = await inspector.keys('*');
       expect(keys.length).toBeGreaterThan(0);
       expect(keys.filter((key) => !key.startsWith(settings.redisKeyPrefix))).toEqual([]);
       const values = await Promise.all(
-        keys.map(async (key) => ((await inspector.type(key)) === 'hash' ? inspector.hgetall(key) : inspector.get(key))),
+        keys.map(async (key) => {
+          const type = await inspector.type(key);
+          return type === 'hash' ? inspector.hgetall(key) : type === 'zset' ? inspector.zrange(key, 0, -1) : inspector.get(key);
+        }),
       );
       const everything = JSON.stringify([keys, values]);
       expect(everything).toContain('apiKeys');
@@ -186,8 +219,8 @@ describeWithRedis('in Redis, when Redis fails', () => {
     await state.connected();
     await redis.kill();
     const started = performance.now();
-    expect(await state.responseCache!.get(alice, 'r')).toBeUndefined();
-    await state.responseCache!.set(alice, 'r', 'x', 60_000);
+    expect(await cached(state.responseCache!, alice, 'r')).toBeUndefined();
+    await store(state.responseCache!, alice, 'r', 'x', 60_000);
     expect(await state.persistedQueries!.get('h')).toBeUndefined();
     // The counter of this replica takes over: the caller still has a limit.
     const gina = callerKey('Bearer gina-token');
@@ -220,7 +253,7 @@ describeWithRedis('in Redis, when Redis fails', () => {
     redis.freeze();
     try {
       const started = performance.now();
-      expect(await state.responseCache!.get(alice, 'r')).toBeUndefined();
+      expect(await cached(state.responseCache!, alice, 'r')).toBeUndefined();
       const waited = performance.now() - started;
       expect(waited).toBeGreaterThanOrEqual(settings.redisCommandTimeoutMs - 5);
       expect(waited).toBeLessThan(settings.redisCommandTimeoutMs * 10);

@@ -24,7 +24,11 @@ describe('InFlightReads', () => {
   it('gives every request that joins under one key the answer of one call', async () => {
     const reads = new InFlightReads<string>();
     const call = pendingCall();
-    const answers = Promise.all([reads.join('k', call.start), reads.join('k', call.start), reads.join('k', call.start)]);
+    const answers = Promise.all([
+      reads.join('alice', 'k', call.start),
+      reads.join('alice', 'k', call.start),
+      reads.join('alice', 'k', call.start),
+    ]);
     call.settle('answer');
     expect(await answers).toEqual(['answer', 'answer', 'answer']);
     expect(call.started).toBe(1);
@@ -33,20 +37,44 @@ describe('InFlightReads', () => {
   it('makes one call per key: other keys are other calls', async () => {
     const reads = new InFlightReads<string>();
     const [a, b] = [pendingCall(), pendingCall()];
-    const answers = Promise.all([reads.join('a', a.start), reads.join('b', b.start)]);
+    const answers = Promise.all([reads.join('alice', 'a', a.start), reads.join('alice', 'b', b.start)]);
     a.settle('for a');
     b.settle('for b');
     expect(await answers).toEqual(['for a', 'for b']);
     expect([a.started, b.started]).toEqual([1, 1]);
   });
 
+  it('never shares a call between callers, whatever they ask', async () => {
+    const reads = new InFlightReads<string>();
+    const [alice, bob] = [pendingCall(), pendingCall()];
+    const answers = Promise.all([reads.join('alice', 'k', alice.start), reads.join('bob', 'k', bob.start)]);
+    alice.settle('for alice');
+    bob.settle('for bob');
+    expect(await answers).toEqual(['for alice', 'for bob']);
+  });
+
+  it('gives a read that comes after the caller forgot its reads (a write of its own) a call of its own; the earlier ones still settle', async () => {
+    const reads = new InFlightReads<string>();
+    const [before, after, unused] = [pendingCall(), pendingCall(), pendingCall()];
+    const early = reads.join('alice', 'k', before.start);
+    reads.forget('alice');
+    const late = reads.join('alice', 'k', after.start);
+    before.settle('read before the write');
+    expect(await early).toBe('read before the write');
+    // The earlier call, once over, leaves the later one in its place: a read now joins it.
+    const joining = reads.join('alice', 'k', unused.start);
+    after.settle('read after the write');
+    expect([await late, await joining]).toEqual(['read after the write', 'read after the write']);
+    expect([before.started, after.started, unused.started]).toEqual([1, 1, 0]);
+  });
+
   it('forgets a call once it is over: the next request under its key makes a new one', async () => {
     const reads = new InFlightReads<string>();
     const [first, second] = [pendingCall(), pendingCall()];
-    const answer = reads.join('k', first.start);
+    const answer = reads.join('alice', 'k', first.start);
     first.settle('old');
     expect(await answer).toBe('old');
-    const next = reads.join('k', second.start);
+    const next = reads.join('alice', 'k', second.start);
     second.settle('new');
     expect(await next).toBe('new');
     expect([first.started, second.started]).toEqual([1, 1]);
@@ -55,13 +83,13 @@ describe('InFlightReads', () => {
   it('gives a failure to every request that waits for it, and forgets the call', async () => {
     const reads = new InFlightReads<string>();
     const [failing, retried] = [pendingCall(), pendingCall()];
-    const answers = Promise.allSettled([reads.join('k', failing.start), reads.join('k', failing.start)]);
+    const answers = Promise.allSettled([reads.join('alice', 'k', failing.start), reads.join('alice', 'k', failing.start)]);
     failing.fail(new Error('upstream down'));
     expect((await answers).map((answer) => (answer.status === 'rejected' ? (answer.reason as Error).message : answer.value))).toEqual([
       'upstream down',
       'upstream down',
     ]);
-    const again = reads.join('k', retried.start);
+    const again = reads.join('alice', 'k', retried.start);
     retried.settle('back');
     expect(await again).toBe('back');
   });
@@ -70,8 +98,8 @@ describe('InFlightReads', () => {
     const reads = new InFlightReads<string>();
     const call = pendingCall();
     const leaving = new AbortController();
-    const left = reads.join('k', call.start, leaving.signal);
-    const staying = reads.join('k', call.start, new AbortController().signal);
+    const left = reads.join('alice', 'k', call.start, leaving.signal);
+    const staying = reads.join('alice', 'k', call.start, new AbortController().signal);
     leaving.abort();
     expect(call.signal!.aborted).toBe(false);
     call.settle('answer');
@@ -82,7 +110,10 @@ describe('InFlightReads', () => {
     const reads = new InFlightReads<string>();
     const call = pendingCall();
     const [first, second] = [new AbortController(), new AbortController()];
-    const answers = Promise.allSettled([reads.join('k', call.start, first.signal), reads.join('k', call.start, second.signal)]);
+    const answers = Promise.allSettled([
+      reads.join('alice', 'k', call.start, first.signal),
+      reads.join('alice', 'k', call.start, second.signal),
+    ]);
     first.abort();
     expect(call.signal!.aborted).toBe(false);
     second.abort();
@@ -96,7 +127,7 @@ describe('InFlightReads', () => {
     const call = pendingCall();
     const gone = new AbortController();
     gone.abort();
-    const answer = reads.join('k', call.start, gone.signal);
+    const answer = reads.join('alice', 'k', call.start, gone.signal);
     expect(call.signal!.aborted).toBe(true);
     call.fail(new Error('aborted'));
     await expect(answer).rejects.toThrow('aborted');
