@@ -51,7 +51,7 @@ class Caller {
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     const exceeded = this.budget.spend();
     if (exceeded) throw exceeded;
-    const caller = { authorization: this.authorization, requestId: this.requestId };
+    const caller = { authorization: this.authorization, requestId: this.requestId, forwarded: this.#record?.forwardedHeaders?.headers };
     // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
     const report = this.#record?.callSent();
     const limits = { signal: this.#request.signal, deadline: this.budget.deadline, bytes: this.budget.bytes };

@@ -17,7 +17,7 @@ export interface CorsPolicy {
   headersFor(origin: string | undefined): Record<string, string>;
 }
 
-type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials'>;
+type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'returnHeaders'>;
 
 /**
  * CORS for an allow-list. A listed origin gets itself back, never the list; any other origin gets
@@ -35,7 +35,9 @@ type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials'>;
  * for `Authorization`. Yoga mirrors them when no list is given; src/plugins/use-cors-vary.ts keeps
  * `Vary` whole.
  */
-export function corsPolicy({ corsOrigins, corsAllowCredentials }: CorsSettings): CorsPolicy {
+export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }: CorsSettings): CorsPolicy {
+  // A page reads the headers the REST API returns through the gateway only once they are exposed.
+  const exposedHeaders = [...CORS_EXPOSED_HEADERS, ...returnHeaders.filter((name) => name !== 'retry-after')];
   const any = corsOrigins.includes(ANY_ORIGIN);
   const exact = new Set(corsOrigins);
   const patterns = corsOrigins.map(subdomainMatcher).filter((match) => match !== undefined);
@@ -44,7 +46,7 @@ export function corsPolicy({ corsOrigins, corsAllowCredentials }: CorsSettings):
   const optionsFor = (origin: string): CorsOptions => ({
     origin,
     methods: ['GET', 'POST'],
-    exposedHeaders: CORS_EXPOSED_HEADERS,
+    exposedHeaders,
     credentials: corsAllowCredentials,
     maxAge: CORS_MAX_AGE_SECONDS,
   });

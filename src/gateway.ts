@@ -38,6 +38,7 @@ import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
+import { useUpstreamHeaders } from './plugins/use-upstream-headers.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { MAX_INITIAL_COUNT, schema, subgraphSchema } from './schema/index.js';
 import { openSharedState, type SharedState } from './state/shared-state.js';
@@ -195,8 +196,10 @@ function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginS
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
     trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
+    // onParams, before useResponseCache, which keys on the headers it sends upstream; its onResponse before any other's.
+    useUpstreamHeaders(settings),
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
-    state.responseCache ? useResponseCache({ cache: state.responseCache, cacheTtlMs: settings.cacheTtlMs }) : undefined,
+    state.responseCache ? useResponseCache({ cache: state.responseCache, ...settings }) : undefined,
     // Before useLimits, though its first hooks are validation's: its onExecute takes @defer and @stream out of an answer
     // that cannot come in parts before useLimits checks an initialCount given as a variable, which then streams nothing.
     // Not in subgraph mode, where the router plans @defer itself.

@@ -158,3 +158,105 @@ export const keyPrefix = z
 /** A length of time in whole seconds, written in milliseconds (`60000`): what a counter's window can be. */
 export const wholeSeconds = (min: number, max: number) =>
   milliseconds(min, max).refine((ms) => ms % 1000 === 0, 'must be a whole number of seconds, written in milliseconds (60000 for a minute)');
+
+/** RFC 9110's `token`, the characters a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Headers no list of FORWARD_HEADERS or RETURN_HEADERS may name: the connection's own (hop by hop,
+ * RFC 9110 §7.6.1, and the framing of a message), which only the side that made the connection may
+ * set; the credential, which the bearer forwarding owns; and cookies, which the contract (bearer
+ * only) never carries.
+ */
+const UNLISTED_HEADERS: Readonly<Record<string, string>> = {
+  connection: 'a hop-by-hop header',
+  'keep-alive': 'a hop-by-hop header',
+  'proxy-connection': 'a hop-by-hop header',
+  'proxy-authenticate': 'a hop-by-hop header',
+  'proxy-authorization': 'a hop-by-hop header',
+  host: 'the connection’s own',
+  'content-length': 'the connection’s own',
+  'transfer-encoding': 'a hop-by-hop header',
+  te: 'a hop-by-hop header',
+  trailer: 'a hop-by-hop header',
+  upgrade: 'a hop-by-hop header',
+  expect: 'the connection’s own',
+  authorization: 'which the bearer forwarding owns',
+  cookie: 'which the bearer-only contract never carries',
+  'set-cookie': 'which the bearer-only contract never carries',
+};
+
+/**
+ * Answer headers the gateway writes itself, which RETURN_HEADERS may not name: an upstream's value
+ * would replace the gateway's own (its media type, its encoding, CORS, its security headers, its
+ * request id).
+ */
+const GATEWAY_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'the gateway’s own',
+  'content-encoding': 'the gateway’s own',
+  vary: 'the gateway’s own',
+  'x-request-id': 'the gateway’s own',
+  'x-content-type-options': 'one of the gateway’s security headers',
+  'content-security-policy': 'one of the gateway’s security headers',
+  'x-frame-options': 'one of the gateway’s security headers',
+  'referrer-policy': 'one of the gateway’s security headers',
+  'strict-transport-security': 'one of the gateway’s security headers',
+};
+
+/** Request headers the gateway sets on every upstream call, which FORWARD_HEADERS may not send under their names. */
+const GATEWAY_REQUEST_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'which the gateway sets on every call',
+  'content-type': 'which the gateway sets on every call',
+  'x-request-id': 'which the gateway sets on every call',
+  traceparent: 'which the gateway sets on every call',
+  tracestate: 'which the gateway sets on every call',
+};
+
+/** Why a header may not be listed (completing "… may not name"), or undefined when it may. */
+function refusedHeader(name: string, refused: Readonly<Record<string, string>>): string | undefined {
+  if (!HEADER_NAME.test(name)) return `"${name}", which is not a header name`;
+  if (name.startsWith('access-control-')) return `${name}, the gateway’s own (CORS)`;
+  const why = refused[name] ?? UNLISTED_HEADERS[name];
+  return why === undefined ? undefined : `${name}, ${why}`;
+}
+
+/** A list of header names, in lower case; `check` says why one may not be listed, `key` what no two may share. */
+const headerList = <T>(entry: (item: string) => T, check: (value: T) => string | undefined, key: (value: T) => string, what: string) =>
+  z
+    .string()
+    .transform((value, context) => {
+      const entries = commaSeparated(value).map((item) => entry(item.toLowerCase()));
+      const seen = new Set<string>();
+      for (const item of entries) {
+        const why = check(item) ?? (seen.has(key(item)) ? `${key(item)} twice` : undefined);
+        if (why !== undefined) context.addIssue({ code: 'custom', message: `may not name ${why}` });
+        seen.add(key(item));
+      }
+      return entries;
+    })
+    .describe(what);
+
+/** A client header sent upstream: under its own name, or renamed (`x-tenant-id=x-vms-tenant`). */
+export interface ForwardedHeader {
+  name: string;
+  upstreamName: string;
+}
+
+/** FORWARD_HEADERS: `name` or `name=upstream-name`, comma-separated. */
+export const forwardedHeaderList = headerList(
+  (item): ForwardedHeader => {
+    const [name = '', upstreamName = name] = item.split('=', 2).map((part) => part.trim());
+    return { name, upstreamName };
+  },
+  ({ name, upstreamName }) => refusedHeader(name, {}) ?? refusedHeader(upstreamName, GATEWAY_REQUEST_HEADERS),
+  ({ upstreamName }) => upstreamName,
+  'header names separated by commas; `name=upstream-name` renames one',
+);
+
+/** RETURN_HEADERS: upstream answer headers, comma-separated. */
+export const returnedHeaderList = headerList(
+  (item) => item,
+  (name) => refusedHeader(name, GATEWAY_HEADERS),
+  (name) => name,
+  'header names separated by commas',
+);

@@ -90,6 +90,12 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     'Operations the read cache looked up, by outcome: hit, miss, bypass (Cache-Control: no-cache).',
     ['outcome'],
   );
+  const droppedHeaders = counter(
+    registry,
+    'gateway_forwarded_headers_dropped_total',
+    'Client headers of FORWARD_HEADERS not sent upstream, their value unsendable (a control character, over 1 KiB), by header.',
+    ['header'],
+  );
   const { operationName, clientLabels } = boundedRequestLabels(options);
   return (summary) => {
     const operation_name = operationName(summary);
@@ -98,6 +104,8 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
     for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
     if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
+    // The names are FORWARD_HEADERS' own: bounded by the setting.
+    for (const header of summary.droppedHeaders ?? []) droppedHeaders.inc({ header });
   };
 }
 

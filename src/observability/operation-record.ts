@@ -53,6 +53,12 @@ export class OperationRecord {
   registration: { hash: string; text: string } | undefined;
   /** Its trace span, while tracing is on (useTracing). */
   span: Span | undefined;
+  /** The client's headers its upstream calls send on (FORWARD_HEADERS), and those dropped as unsendable (useUpstreamHeaders). */
+  forwardedHeaders: { headers: Readonly<Record<string, string>>; dropped: readonly string[] } | undefined;
+  /** The headers a read cache hit gives back, as its answer was stored with them (useResponseCache). */
+  replayedHeaders: Readonly<Record<string, string>> | undefined;
+  /** The upstream calls whose headers went out with the response's own; later ones go with the last part (useUpstreamHeaders). */
+  headersReturnedFor: ReadonlySet<UpstreamCall> | undefined;
 
   constructor(
     readonly requestId: string,

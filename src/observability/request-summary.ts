@@ -47,6 +47,8 @@ export interface RequestSummary {
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
   errorCodes: string[];
+  /** Client headers of FORWARD_HEADERS not sent upstream, their values unsendable (a control character, over 1 KiB); absent when none. */
+  droppedHeaders?: readonly string[];
 }
 
 /** What the log line and the metrics learn of an operation from its record, once its response (its last part, for an answer in parts) is out with `status`. */
@@ -71,6 +73,7 @@ export function summaryOf(record: OperationRecord, status: number): RequestSumma
     ...(record.cache ? { cache: record.cache } : {}),
     outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
     errorCodes: record.errorCodes,
+    ...(record.forwardedHeaders?.dropped.length ? { droppedHeaders: record.forwardedHeaders.dropped } : {}),
   };
 }
 

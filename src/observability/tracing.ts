@@ -40,6 +40,8 @@ export function annotateUpstreamSpan(call: UpstreamCall): void {
   const span = trace.getActiveSpan();
   if (!span) return;
   if (call.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, call.status);
+  // Names only: a value is the caller's, and may be personal.
+  if (call.forwardedHeaders.length > 0) span.setAttribute('gateway.forwarded_headers', [...call.forwardedHeaders]);
   if (call.errorCode !== undefined) {
     span.setAttribute(ATTR_ERROR_TYPE, call.errorCode);
     span.setStatus({ code: SpanStatusCode.ERROR, message: call.errorCode });

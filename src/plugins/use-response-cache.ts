@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { mergedHeaders } from '../http/merged-headers.js';
 import { recordOf } from '../observability/operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
@@ -10,7 +11,12 @@ export interface ResponseCacheOptions {
   cache: ResponseCache;
   /** How long an answer is served again (CACHE_TTL_MS); 0 turns the cache off. */
   cacheTtlMs: number;
+  /** The upstream answer headers returned to the client (RETURN_HEADERS); a hit gives back those of them that describe the answer itself. @default [] */
+  returnHeaders?: readonly string[];
 }
+
+/** Headers that describe an answer rather than the moment of its call (as a rate limit's do): a hit gives them back. */
+const REPLAYED_HEADERS = ['cache-control', 'deprecation', 'link', 'sunset'];
 
 /**
  * A per-caller read cache in front of the whole pipeline. A query that the same caller (the hash of
@@ -22,15 +28,19 @@ export interface ResponseCacheOptions {
  * an answer is stored only if its caller's answers were not dropped since its lookup, so that none
  * read before a mutation is served after it. Another caller never finds an entry, and a request
  * without a Bearer credential neither reads nor writes. What it did is the operation record's
- * `cache`, for the log line and the metrics.
+ * `cache`, for the log line and the metrics. The headers the caller sends upstream (FORWARD_HEADERS,
+ * an `Accept-Language` say) are part of the key: they may change the upstream's answer. A hit gives
+ * back the answer's returned `Cache-Control`, `Deprecation`, `Sunset` and `Link`, never the rate
+ * limit of an old call.
  */
-export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): Plugin {
+export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: ResponseCacheOptions): Plugin {
+  const replayed = REPLAYED_HEADERS.filter((name) => returnHeaders.includes(name));
   return {
     onParams: async ({ params, request, context, setResult }) => {
       const record = recordOf(context);
       const caller = callerKeyOf(request);
       if (!record || caller === undefined || typeof params.query !== 'string') return;
-      const key = requestKey(params);
+      const key = requestKey(params, record.forwardedHeaders?.headers);
       const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '');
       // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
       const { answer, generation } = await cache.get(caller, key);
@@ -42,6 +52,7 @@ export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): P
       // Only queries are kept: a hit is one, though it never runs, and its name is the one it ran under.
       record.operationType = 'query';
       record.operationName = answer.operationName;
+      record.replayedHeaders = answer.headers;
       // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
       // read only whether a result has data and errors, which a stored answer has and has not.
       setResult({ data: STORED_ANSWER, stringify: () => answer.body } as ExecutionResult);
@@ -59,7 +70,18 @@ export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): P
       const entry = record?.cacheEntry;
       // Only an answer the upstream gave for this credential, in this operation: one that made no call vouches for no token.
       if (!entry || !record.acceptedByUpstream() || !result || isAsyncIterable(result) || result.errors?.length || !result.data) return;
-      const answer = { body: JSON.stringify(result), operationName: record.operationName };
+      const headers =
+        replayed.length > 0
+          ? mergedHeaders(
+              record.upstreamCalls.map((call) => call?.headers ?? {}),
+              replayed,
+            )
+          : {};
+      const answer = {
+        body: JSON.stringify(result),
+        operationName: record.operationName,
+        headers: Object.keys(headers).length > 0 ? headers : undefined,
+      };
       await cache.set(entry.caller, entry.request, answer, cacheTtlMs, entry.generation);
     },
   };
@@ -68,9 +90,9 @@ export function useResponseCache({ cache, cacheTtlMs }: ResponseCacheOptions): P
 /** The data of a result answered from the cache, whose text is the stored one. */
 const STORED_ANSWER = Object.freeze({ storedAnswer: true });
 
-/** What identifies a request for the cache: its document text, operation name and variables, hashed. */
-function requestKey({ query, operationName, variables }: GraphQLParams): string {
+/** What identifies a request for the cache: its document text, operation name and variables, and the headers it sends upstream, hashed. */
+function requestKey({ query, operationName, variables }: GraphQLParams, forwarded: Readonly<Record<string, string>> | undefined): string {
   return createHash('sha256')
-    .update(JSON.stringify([query, operationName ?? null, variables ?? null]))
+    .update(JSON.stringify([query, operationName ?? null, variables ?? null, forwarded ?? null]))
     .digest('base64url');
 }

@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisLink, StoreScript } from './redis-link.js';
 
-/** An answer kept for a caller, with the name of the operation that gave it: a hit is logged under that name. */
+/** An answer kept for a caller, with the name of the operation that gave it (a hit is logged under it) and the headers a hit gives back. */
 export interface CachedAnswer {
   body: string;
   operationName: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What a lookup finds: the answer kept, if any, and the caller's generation, which an answer stored after the lookup must still be. */
@@ -43,8 +44,8 @@ interface CallerAnswers {
 }
 
 /** The heap an answer holds: its text, two bytes a character at most, its key and name, and the entries' own share. */
-const answerBytes = (request: string, { body, operationName }: CachedAnswer) =>
-  2 * (request.length + body.length + (operationName?.length ?? 0)) + 100;
+const answerBytes = (request: string, { body, operationName, headers }: CachedAnswer) =>
+  2 * (request.length + body.length + (operationName?.length ?? 0) + (headers ? JSON.stringify(headers).length : 0)) + 100;
 
 /**
  * The answers in this process's memory, grouped by caller so that dropping one caller's answers is
@@ -65,7 +66,10 @@ export class InProcessResponseCache implements ResponseCache {
   async get(caller: string, request: string): Promise<CacheLookup> {
     const entry = this.#callers.get(caller);
     const stored = entry?.answers.get(request);
-    const answer = stored && stored.expires > Date.now() ? { body: stored.body, operationName: stored.operationName } : undefined;
+    const answer =
+      stored && stored.expires > Date.now()
+        ? { body: stored.body, operationName: stored.operationName, headers: stored.headers }
+        : undefined;
     return { answer, generation: entry?.generation ?? FIRST_GENERATION };
   }
 
@@ -138,7 +142,8 @@ return redis.call('DEL', KEYS[1], KEYS[2])
 
 /**
  * The answers in Redis, three keys per caller in one slot: a hash of the answers by request
- * (`<prefix>cache:{<caller>}:answers`), each the operation's name, a newline and the answer; their
+ * (`<prefix>cache:{<caller>}:answers`), each the operation's name, the headers a hit gives back (JSON)
+ * and the answer, a line each; their
  * expiries by Redis's clock, a sorted set (`…:expiries`), which a write sheds the expired answers
  * by; and the caller's generation (`…:generation`). Lookups, writes and drops are one script each.
  * Any failure is a miss, and a write not made.
@@ -165,13 +170,16 @@ export class RedisResponseCache implements ResponseCache {
     if (!Array.isArray(found)) return { answer: undefined, generation: FAILED_LOOKUP };
     const [stored, generation] = found as [string | null, string];
     if (stored === null) return { answer: undefined, generation };
-    const newline = stored.indexOf('\n');
-    return { answer: { operationName: stored.slice(0, newline) || undefined, body: stored.slice(newline + 1) }, generation };
+    const [operationName, headers, ...body] = stored.split('\n');
+    return {
+      answer: { operationName: operationName || undefined, headers: headers ? JSON.parse(headers) : undefined, body: body.join('\n') },
+      generation,
+    };
   }
 
   async set(caller: string, request: string, answer: CachedAnswer, ttlMs: number, generation: string): Promise<void> {
     if (generation === FAILED_LOOKUP) return;
-    const stored = `${answer.operationName ?? ''}\n${answer.body}`;
+    const stored = `${answer.operationName ?? ''}\n${answer.headers ? JSON.stringify(answer.headers) : ''}\n${answer.body}`;
     await this.#link.run(
       'responseCache',
       () => this.#set(this.#keys(caller), [request, stored, ttlMs, generation]),

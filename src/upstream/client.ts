@@ -56,6 +56,8 @@ export interface UpstreamCall {
   /** The error code the caller gets, or undefined on success. */
   errorCode: string | undefined;
   requestId: string;
+  /** The names (never the values) of the caller's headers it sent on, by their upstream names. */
+  forwardedHeaders: readonly string[];
 }
 
 /** What one call learns as it goes, for its UpstreamCall. */
@@ -137,8 +139,8 @@ export class UpstreamClient {
       this.#reads.forget(caller.authorization);
       exchange = this.#traced(request, caller, limits);
     } else {
-      // Per caller's own credential: reads are never shared across callers.
-      const key = JSON.stringify([request.route, request.params, request.query]);
+      // Per caller's own credential: reads are never shared across callers, nor across the headers they send on.
+      const key = JSON.stringify([request.route, request.params, request.query, caller.forwarded]);
       const { signal, ...bounds } = limits;
       joined = true;
       exchange = this.#reads.join(
@@ -199,6 +201,7 @@ export class UpstreamClient {
       headers: notes.headers,
       errorCode: 'reply' in outcome ? undefined : codeOf(outcome.failure as { extensions?: Record<string, unknown> }),
       requestId: caller.requestId,
+      forwardedHeaders: caller.forwarded ? Object.keys(caller.forwarded) : [],
     };
     this.#onCall?.(call);
     return { call, ...outcome };

@@ -14,9 +14,11 @@ export interface UpstreamRequest {
 
 /** Who a call is made for: everything here comes from the caller's own HTTP request. */
 export interface CallerIdentity {
-  /** The caller's Authorization header, forwarded unchanged. */
+  /** The caller's Bearer credential, `Bearer <token>`. */
   authorization: string;
   requestId: string;
+  /** The caller's own headers sent on with every call (FORWARD_HEADERS), by their upstream names. @default none */
+  forwarded?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What goes on the wire for one call. */
@@ -30,7 +32,8 @@ export interface HttpRequest {
 
 /**
  * The HTTP request of one call: the route filled in below UPSTREAM_URL's path, the caller's own
- * Authorization and request id, and JSON. `extraHeaders` (the trace context) cannot replace them.
+ * Authorization and request id, and JSON. `extraHeaders` (the trace context) and the caller's
+ * forwarded headers cannot replace them.
  */
 export function httpRequestOf(
   basePath: string,
@@ -39,6 +42,7 @@ export function httpRequestOf(
   extraHeaders: Record<string, string> = {},
 ): HttpRequest {
   const headers: Record<string, string> = {
+    ...caller.forwarded,
     ...extraHeaders,
     accept: 'application/json',
     authorization: caller.authorization,

@@ -70,6 +70,35 @@ describeInBrowser('a page on another origin', () => {
     ]);
   });
 
+  it('on the allow-list reads the headers RETURN_HEADERS gives back, which CORS exposes, and no other', async ({ browser, start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(1)]), headers: { 'ratelimit-remaining': '7' } }));
+    const gateway = await start.gateway({
+      upstreamUrl: new URL(upstream.url),
+      corsOrigins: [listedApp.origin],
+      returnHeaders: ['ratelimit-remaining'],
+    });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${listedApp.origin}/`);
+      const read = await page.evaluate(
+        async ({ url, token }) => {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: token },
+            body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id } } }' }),
+          });
+          await response.json();
+          return { remaining: response.headers.get('ratelimit-remaining'), date: response.headers.get('date') };
+        },
+        { url: gateway.url, token: AUTH.authorization },
+      );
+      // `Date` is on the answer too, but not exposed: a page cannot read it.
+      expect(read).toEqual({ remaining: '7', date: null });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async ({
     browser,
     gateway,

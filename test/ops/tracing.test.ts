@@ -66,6 +66,24 @@ describe('OpenTelemetry spans', () => {
     expect(upstream.requests.map((request) => request.headers.traceparent).sort()).toEqual(calls.map(traceparent).sort());
   });
 
+  it('names the headers an upstream call forwarded on its span, never their values', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    const gateway = await start.gateway({
+      upstreamUrl: new URL(upstream.url),
+      tracerProvider: provider,
+      forwardHeaders: [
+        { name: 'accept-language', upstreamName: 'accept-language' },
+        { name: 'x-tenant-id', upstreamName: 'x-vms-tenant' },
+      ],
+    });
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', {
+      headers: { ...AUTH, 'accept-language': 'de', 'x-tenant-id': 'secret-tenant' },
+    });
+    const call = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.CLIENT)!;
+    expect(call.attributes['gateway.forwarded_headers']).toEqual(['accept-language', 'x-vms-tenant']);
+    expect(JSON.stringify(exporter.getFinishedSpans().map((span) => span.attributes))).not.toContain('secret-tenant');
+  });
+
   it('names an operation past 64 characters "other" on its span, as in logs and metrics', async ({ gateway }) => {
     const long = `Q${'a'.repeat(60_000)}`;
     const longest = `Q${'a'.repeat(63)}`;

@@ -37,6 +37,7 @@ function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
     headers: {},
     errorCode: undefined,
     requestId: 'r',
+    forwardedHeaders: [],
     ...fields,
   };
 }

@@ -45,6 +45,14 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   OTEL_SERVICE_NAME: ['gw', 'gw'],
   REDIS_URL: ['rediss://:secret@cache.internal:6380/2', new URL('rediss://:secret@cache.internal:6380/2')],
   REDIS_KEY_PREFIX: ['tenant-a:', 'tenant-a:'],
+  FORWARD_HEADERS: [
+    'Accept-Language, x-tenant-id=x-vms-tenant',
+    [
+      { name: 'accept-language', upstreamName: 'accept-language' },
+      { name: 'x-tenant-id', upstreamName: 'x-vms-tenant' },
+    ],
+  ],
+  RETURN_HEADERS: ['RateLimit-Remaining, deprecation', ['ratelimit-remaining', 'deprecation']],
 };
 
 const sampleOf = (spec: Spec) => derivedSample(spec) ?? SAMPLES[spec.env]!;

@@ -1,0 +1,147 @@
+import { isSendableValue } from './forwarded-headers.js';
+
+/** One answer's headers as received: names in lower case, a list where the header came more than once. */
+export type ReceivedHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** The `link` values of a merged answer together, at most: a union of many calls' links stays a header a proxy takes. */
+const MAX_LINK_BYTES = 4096;
+
+/** Headers that pair a limit with what is left of it: the limit given back is the one of the answer with the least left. */
+const LIMIT_OF: Readonly<Record<string, string>> = {
+  'ratelimit-limit': 'ratelimit-remaining',
+  'x-ratelimit-limit': 'x-ratelimit-remaining',
+};
+
+/**
+ * How each header is merged across the answers of the calls of one request, by its meaning, into
+ * one value; a header not here takes the value of the first answer that has one, in the order
+ * the calls were made (never the first to finish).
+ */
+const MERGES: Readonly<
+  Record<string, (values: readonly string[], sources: readonly ReceivedHeaders[], now: number) => string | undefined>
+> = {
+  'ratelimit-remaining': (values) => least(values),
+  'x-ratelimit-remaining': (values) => least(values),
+  'ratelimit-limit': (_values, sources) => limitWithLeast(sources, 'ratelimit-limit'),
+  'x-ratelimit-limit': (_values, sources) => limitWithLeast(sources, 'x-ratelimit-limit'),
+  'ratelimit-reset': (values, _sources, now) => longestWait(values, now),
+  'x-ratelimit-reset': (values, _sources, now) => longestWait(values, now),
+  'retry-after': (values, _sources, now) => longestWait(values, now),
+  'cache-control': (_values, sources) => mostRestrictive(sources),
+  deprecation: (values) => earliest(values),
+  sunset: (values) => earliest(values),
+  link: (values) => linkUnion(values),
+};
+
+/**
+ * The `names` headers (lower case) of one answer made of several upstream answers (`sources`, in
+ * the order the calls were made), each one value merged by its meaning (`MERGES`): the least of
+ * what is left of a rate limit with its own limit, the longest wait, the most restrictive caching,
+ * the earliest deprecation and sunset, every link once. Values that could not be sent on (control
+ * characters, over 1 KiB) are left out, and a header no source has is not there.
+ */
+export function mergedHeaders(sources: readonly ReceivedHeaders[], names: readonly string[], now = Date.now()): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const name of names) {
+    const values = sources.flatMap((source) => valuesOf(source, name));
+    // Caching is merged from every answer, one without the header included (it may not be kept); the rest from those that have it.
+    if (values.length === 0 && (name !== 'cache-control' || sources.length === 0)) continue;
+    const merge = MERGES[name];
+    const value = merge ? merge(values, sources, now) : values[0];
+    if (value !== undefined) merged[name] = value;
+  }
+  return merged;
+}
+
+function valuesOf(source: ReceivedHeaders, name: string): string[] {
+  const value = source[name];
+  const values = value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
+  return values.filter(isSendableValue);
+}
+
+/** A whole number of at most 15 digits (seconds or counts), or undefined. */
+function count(value: string): number | undefined {
+  return /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : undefined;
+}
+
+function least(values: readonly string[]): string | undefined {
+  const counts = values.map(count).filter((n) => n !== undefined);
+  return counts.length === 0 ? undefined : String(Math.min(...counts));
+}
+
+function limitWithLeast(sources: readonly ReceivedHeaders[], limitName: string): string | undefined {
+  const remainingName = LIMIT_OF[limitName]!;
+  let chosen: { left: number; limit: string } | undefined;
+  for (const source of sources) {
+    const [limit] = valuesOf(source, limitName);
+    const left = count(valuesOf(source, remainingName)[0] ?? '');
+    if (limit === undefined) continue;
+    if (!chosen || (left !== undefined && left < chosen.left)) chosen = { left: left ?? Number.POSITIVE_INFINITY, limit };
+  }
+  return chosen?.limit;
+}
+
+/** Seconds to wait: delta-seconds as given, an HTTP-date as the seconds from `now` until it (0 once past). */
+function secondsToWait(value: string, now: number): number | undefined {
+  const seconds = count(value);
+  if (seconds !== undefined) return seconds;
+  const at = Date.parse(value);
+  return Number.isNaN(at) || !/[a-z]/i.test(value) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+function longestWait(values: readonly string[], now: number): string | undefined {
+  const waits = values.map((value) => secondsToWait(value, now)).filter((n) => n !== undefined);
+  return waits.length === 0 ? undefined : String(Math.max(...waits));
+}
+
+/** A date of `Deprecation` (RFC 9745: `@` and seconds since the epoch) or `Sunset` (RFC 8594: an HTTP-date), in ms. */
+function dateOf(value: string): number | undefined {
+  const epoch = /^@(-?\d{1,15})$/.exec(value.trim());
+  if (epoch) return Number(epoch[1]) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) || !/[a-z]/i.test(value) ? undefined : at;
+}
+
+function earliest(values: readonly string[]): string | undefined {
+  let chosen: { at: number; value: string } | undefined;
+  for (const value of values) {
+    const at = dateOf(value);
+    if (at !== undefined && (!chosen || at < chosen.at)) chosen = { at, value: value.trim() };
+  }
+  return chosen?.value;
+}
+
+/**
+ * The most restrictive caching of all the answers: `no-store` if any says it (or says nothing, so
+ * may not be kept), else the shortest `max-age`, `no-cache` if any says it. `private` always: an
+ * answer of the gateway is its caller's alone.
+ */
+function mostRestrictive(sources: readonly ReceivedHeaders[]): string {
+  let maxAge = Number.POSITIVE_INFINITY;
+  let noCache = false;
+  for (const source of sources) {
+    const directives = valuesOf(source, 'cache-control')
+      .flatMap((value) => value.split(','))
+      .map((directive) => directive.trim().toLowerCase());
+    const age = directives.map((directive) => /^max-age=(\d{1,10})$/.exec(directive)?.[1]).find((seconds) => seconds !== undefined);
+    if (directives.includes('no-store') || age === undefined) return 'private, no-store';
+    noCache ||= directives.includes('no-cache');
+    maxAge = Math.min(maxAge, Number(age));
+  }
+  if (sources.length === 0) return 'private, no-store';
+  return noCache ? `private, no-cache, max-age=${maxAge}` : `private, max-age=${maxAge}`;
+}
+
+/** Each link of every answer once (RFC 8288 link-values, split on the commas between them), within MAX_LINK_BYTES. */
+function linkUnion(values: readonly string[]): string | undefined {
+  const links: string[] = [];
+  let bytes = 0;
+  for (const value of values) {
+    for (const link of value.split(/,(?=\s*<)/).map((part) => part.trim())) {
+      if (link === '' || links.includes(link) || bytes + link.length + 2 > MAX_LINK_BYTES) continue;
+      links.push(link);
+      bytes += link.length + 2;
+    }
+  }
+  return links.length === 0 ? undefined : links.join(', ');
+}
