@@ -1,11 +1,13 @@
 import DataLoader from 'dataloader';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { SectionSettings } from './config/settings.js';
+import { dryRun } from './errors.js';
 import { bearerCredential } from './http/bearer.js';
 import { type OperationRecord, recordOf } from './observability/operation-record.js';
 import { requestIdOf } from './observability/request-id.js';
 import { RequestBudget } from './upstream/budget.js';
 import type { Envelope, UpstreamClient, UpstreamRequest } from './upstream/client.js';
+import { pathOf } from './upstream/http-request.js';
 
 /**
  * Everything that belongs to one GraphQL request: the caller's credentials and its request id, and
@@ -23,6 +25,8 @@ class Caller {
   readonly #client: UpstreamClient;
   readonly #record: OperationRecord | undefined;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
+  /** The GraphQL paths each read serves, by its key: only for an operation that asked to see its calls. */
+  #readPaths: Map<string, string[]> | undefined;
 
   constructor(request: Request, client: UpstreamClient, budget: RequestBudget, record: OperationRecord | undefined) {
     this.authorization = bearerCredential(request.headers.get('authorization')) ?? null;
@@ -33,32 +37,55 @@ class Caller {
     this.#record = record;
   }
 
-  /** Sends a write: never deduplicated, never cached. */
-  write(request: UpstreamRequest): Promise<Envelope> {
-    return this.#send(request);
+  /**
+   * Sends a write for the field at `path` (a GraphQL response path such as `createFolder`): never
+   * deduplicated, never cached. Under a dry run (`X-Debug-Upstream: dry-run`) it is built and kept on
+   * the operation's record, and not sent.
+   */
+  write(request: UpstreamRequest, path?: string): Promise<Envelope> {
+    if (this.#record?.debug?.dryRun) {
+      this.#record.dryRun = { method: request.method, path: pathOf(request), body: request.body ?? null };
+      return Promise.reject(dryRun());
+    }
+    return this.#send(request, path === undefined ? [] : [path]);
   }
 
-  /** Sends a read; identical reads within this GraphQL request share one upstream call. */
-  read(request: UpstreamRequest): Promise<Envelope> {
-    this.#reads ??= new DataLoader((requests) => Promise.all(requests.map((r) => this.#send(r).catch((error: Error) => error))), {
-      cacheKeyFn: (r) => JSON.stringify([r.route, r.params, r.query]),
-    });
+  /**
+   * Sends a read for the field at `path`; identical reads within this GraphQL request share one
+   * upstream call. The paths each call serves are kept only for an operation that asked to see its
+   * calls (`X-Debug-Upstream`).
+   */
+  read(request: UpstreamRequest, path?: string): Promise<Envelope> {
+    this.#reads ??= new DataLoader(
+      (requests) => Promise.all(requests.map((r) => this.#send(r, this.#readPaths?.get(readKey(r)) ?? []).catch((error: Error) => error))),
+      { cacheKeyFn: readKey },
+    );
+    if (this.#record?.debug?.show && path !== undefined) {
+      this.#readPaths ??= new Map();
+      const key = readKey(request);
+      const paths = this.#readPaths.get(key) ?? [];
+      if (!paths.includes(path)) paths.push(path);
+      this.#readPaths.set(key, paths);
+    }
     return this.#reads.load(request);
   }
 
-  async #send(request: UpstreamRequest): Promise<Envelope> {
+  async #send(request: UpstreamRequest, paths: string[]): Promise<Envelope> {
     if (this.authorization === null) throw new Error('Upstream call without credentials: the bearer plugin must run first.');
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     const exceeded = this.budget.spend();
     if (exceeded) throw exceeded;
     const caller = { authorization: this.authorization, requestId: this.requestId, forwarded: this.#record?.forwardedHeaders?.headers };
     // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
-    const report = this.#record?.callSent();
+    const report = this.#record?.callSent(paths);
     const limits = { signal: this.#request.signal, deadline: this.budget.deadline, bytes: this.budget.bytes };
     const { envelope } = await this.#client.request(request, caller, limits, report);
     return envelope;
   }
 }
+
+/** What makes two reads of one operation the same upstream call. */
+const readKey = (request: UpstreamRequest) => JSON.stringify([request.route, request.params, request.query]);
 
 /**
  * Yoga's `context` option: one Caller per operation, reporting to the operation's record, and one

@@ -2,8 +2,8 @@ import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
 import type { Settings } from './config/settings.js';
 
-/** Answer headers a page may read: its request id, and how long to wait after a 429 or 503. */
-const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After'];
+/** Answer headers a page may read: its request id, how long to wait after a 429 or 503, and what its upstream calls took (X-Debug-Upstream). */
+const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing'];
 /** How long a browser may reuse a preflight answer, in seconds. */
 const CORS_MAX_AGE_SECONDS = 600;
 

@@ -36,6 +36,8 @@ export const ErrorCode = {
   PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
   /** Automatic persisted queries: the text sent does not have the hash sent with it (HTTP 400). */
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
+  /** A write not sent: the request asked for a dry run (`X-Debug-Upstream: dry-run`), and `extensions.upstream.dryRun` holds what it would have sent. */
+  DRY_RUN: 'DRY_RUN',
   /** Anything unexpected; the message is masked. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** graphql-yoga's: the document does not parse. */
@@ -78,6 +80,13 @@ export function badUserInput(message: string, issues?: InputIssue[]): GraphQLErr
 export function unauthenticated(): GraphQLError {
   return new GraphQLError('A bearer token is required: send the header "Authorization: Bearer <token>".', {
     extensions: { code: ErrorCode.UNAUTHENTICATED },
+  });
+}
+
+/** The error of a write a dry run did not send. */
+export function dryRun(): GraphQLError {
+  return new GraphQLError('Dry run: the upstream request was built, not sent; extensions.upstream.dryRun holds it.', {
+    extensions: { code: ErrorCode.DRY_RUN },
   });
 }
 

@@ -37,6 +37,7 @@ import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-hea
 import { useTracing } from './plugins/use-tracing.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
+import { useUpstreamDebug } from './plugins/use-upstream-debug.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamHeaders } from './plugins/use-upstream-headers.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
@@ -198,6 +199,8 @@ function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginS
     trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
     // onParams, before useResponseCache, which keys on the headers it sends upstream; its onResponse before any other's.
     useUpstreamHeaders(settings),
+    // onParams, before useResponseCache, which keeps no answer that shows its calls; its onExecutionResult before it too.
+    useUpstreamDebug(settings),
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
     state.responseCache ? useResponseCache({ cache: state.responseCache, ...settings }) : undefined,
     // Before useLimits, though its first hooks are validation's: its onExecute takes @defer and @stream out of an answer

@@ -155,6 +155,12 @@ export const keyPrefix = z
   .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits and : . _ -')
   .describe('1–64 of `A-Z a-z 0-9 : . _ -`');
 
+/** A shared secret of at least 16 characters a header can carry: never shown, in an error, a log line or docs/configuration.md. */
+export const secret = z
+  .string()
+  .regex(/^[A-Za-z0-9._~+/=-]{16,256}$/, 'must be 16 to 256 letters, digits and . _ ~ + / = -')
+  .describe('16–256 of `A-Z a-z 0-9 . _ ~ + / = -`');
+
 /** A length of time in whole seconds, written in milliseconds (`60000`): what a counter's window can be. */
 export const wholeSeconds = (min: number, max: number) =>
   milliseconds(min, max).refine((ms) => ms % 1000 === 0, 'must be a whole number of seconds, written in milliseconds (60000 for a minute)');

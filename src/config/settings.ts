@@ -14,6 +14,7 @@ import {
   pathList,
   redisUrl,
   returnedHeaderList,
+  secret,
   text,
   upstreamBaseUrl,
   wholeNumber,
@@ -362,6 +363,14 @@ export const SETTINGS = {
     default: whenNotProduction,
     defaultText: NOT_IN_PRODUCTION,
     doc: 'Serve GraphiQL to browsers on `GET /graphql`, from the gateway’s own assets; never while `TRUSTED_DOCUMENTS` is set, where GraphiQL could run nothing (it sends query text), and the start-up banner says so.',
+    section: 'clients',
+  }),
+  debugUpstreamKey: setting({
+    env: 'DEBUG_UPSTREAM_KEY',
+    parse: secret,
+    default: undefined,
+    defaultText: 'unset: in production no request sees its upstream calls',
+    doc: 'The key a request gives in `X-Debug-Upstream` (`1; key=…`) to see its upstream calls in production; outside production none is needed ([clients](clients.md#debugging-a-result)).',
     section: 'clients',
   }),
   federation: setting({

@@ -43,6 +43,17 @@ export class OperationRecord {
   incremental: IncrementalParts | undefined;
   /** Its upstream calls in the order they were sent, each undefined until it is over. */
   readonly upstreamCalls: Array<UpstreamCall | undefined> = [];
+  /** The GraphQL paths each of its upstream calls served (by the call's place): its root field's, and any that shared the read. */
+  readonly upstreamCallPaths: string[][] = [];
+  /**
+   * What the caller asked of the upstream with `X-Debug-Upstream` (useUpstreamDebug): to see the
+   * calls (`show`, where it may), and a dry run of the writes (`dryRun`, kept even where it may not see).
+   */
+  debug: { show: boolean; dryRun: boolean } | undefined;
+  /** The write a dry run did not send: what it would have sent (its Caller). */
+  dryRun: { method: string; path: string; body: unknown } | undefined;
+  /** The upstream calls an answer in parts has shown in its parts so far (useUpstreamDebug). */
+  callsShown: ReadonlySet<UpstreamCall> | undefined;
   /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
   cache: CacheOutcome | undefined;
   /** Where the read cache stores its answer, for an operation that missed, and the caller's generation then (useResponseCache). */
@@ -82,9 +93,13 @@ export class OperationRecord {
     return acceptedByUpstream(this.upstreamCalls.map((call) => call?.status));
   }
 
-  /** Takes the next place among the upstream calls; the returned function fills it with the call once it is over. */
-  callSent(): (call: UpstreamCall) => void {
+  /**
+   * Takes the next place among the upstream calls, for the call that serves `paths` (an array that
+   * may grow as more fields share the read); the returned function fills it with the call once it is over.
+   */
+  callSent(paths: string[] = []): (call: UpstreamCall) => void {
     const slot = this.upstreamCalls.push(undefined) - 1;
+    this.upstreamCallPaths[slot] = paths;
     return (call) => {
       this.upstreamCalls[slot] = call;
     };

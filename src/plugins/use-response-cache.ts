@@ -69,7 +69,17 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
       const record = recordOf(context);
       const entry = record?.cacheEntry;
       // Only an answer the upstream gave for this credential, in this operation: one that made no call vouches for no token.
-      if (!entry || !record.acceptedByUpstream() || !result || isAsyncIterable(result) || result.errors?.length || !result.data) return;
+      // Never one that shows its upstream calls (X-Debug-Upstream), which the next request must not be given.
+      if (
+        !entry ||
+        record.debug ||
+        !record.acceptedByUpstream() ||
+        !result ||
+        isAsyncIterable(result) ||
+        result.errors?.length ||
+        !result.data
+      )
+        return;
       const headers =
         replayed.length > 0
           ? mergedHeaders(

@@ -74,19 +74,22 @@ builder.queryField('apiKeys', (t) =>
     resolve: async (_root, { first, after }, { caller, request }, info) => {
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);
       // Under `edges @stream` or `nodes @stream`, each upstream page goes to the client as it arrives.
+      // A root field: its path is its response key.
+      const pages = apiKeyPages(caller, info.path.key.toString());
       if (streamsChild(info, STREAMED_LISTS)) {
-        return streamedConnection<ApiKeyRecord>(apiKeyPages(caller), first ?? DEFAULT_FIRST, resume, request.signal);
+        return streamedConnection<ApiKeyRecord>(pages, first ?? DEFAULT_FIRST, resume, request.signal);
       }
-      return forwardConnection<ApiKeyRecord>(apiKeyPages(caller), first ?? DEFAULT_FIRST, resume);
+      return forwardConnection<ApiKeyRecord>(pages, first ?? DEFAULT_FIRST, resume);
     },
   }),
 );
 
-/** One page of `GET /api_keys` from `cursor`, for the list field and the entity walk alike. */
+/** One page of `GET /api_keys` from `cursor`, for the list field and the entity walk alike, read for the field at `path`. */
 const apiKeyPages =
-  (caller: GatewayContext['caller']): FetchPage<ApiKeyRecord> =>
+  (caller: GatewayContext['caller'], path: string): FetchPage<ApiKeyRecord> =>
   async (cursor, limit) => {
-    const { result, links } = await caller.read({ method: 'GET', route: '/api_keys', query: { limit, cursor: cursor ?? undefined } });
+    const read = { method: 'GET' as const, route: '/api_keys', query: { limit, cursor: cursor ?? undefined } };
+    const { result, links } = await caller.read(read, path);
     const next = nextCursorFromLinks(links);
     if (!Array.isArray(result)) throw upstreamBadResponse('the list result is not an array');
     if (next === undefined) throw upstreamBadResponse('links.next holds no readable cursor');
@@ -119,7 +122,7 @@ const apiKeysById = createContextCache(
 async function walkForApiKeys(caller: GatewayContext['caller'], ids: readonly string[]): Promise<Array<ApiKeyRecord | Error>> {
   const wanted = new Set(ids);
   const found = new Map<string, ApiKeyRecord>();
-  const page = walkOf(apiKeyPages(caller));
+  const page = walkOf(apiKeyPages(caller, '_entities'));
   let cursor: string | null = null;
   do {
     // The upstream's largest page: fewest calls for the walk.

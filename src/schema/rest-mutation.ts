@@ -42,9 +42,10 @@ export function restMutation(name: string, { description, input, upstream, paylo
     {
       nullable: true,
       description,
-      resolve: async (_root, args, { caller }) => {
+      resolve: async (_root, args, { caller }, info) => {
         const { params, rest } = routeParamsOf(upstream.route, args.input);
-        const { result } = await caller.write({ method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) });
+        const write = { method: upstream.method, route: upstream.route, params, body: upstreamBody(rest) };
+        const { result } = await caller.write(write, info.path.key.toString());
         return recordOf(result, params.id);
       },
     },

@@ -6,7 +6,7 @@ import { type Answer, type Envelope, envelopeOf, readAnswer } from './answer.js'
 import { type BreakerState, UpstreamBreaker } from './breaker.js';
 import { type CallLimits, CallTimer, type ReadAllowance } from './call-timer.js';
 import { DeadlineExceeded, deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
-import { type CallerIdentity, httpRequestOf, type UpstreamRequest } from './http-request.js';
+import { type CallerIdentity, httpRequestOf, pathOf, type UpstreamRequest } from './http-request.js';
 import { InFlightReads } from './in-flight-reads.js';
 import { retryInterceptor, retryPolicy } from './retry.js';
 
@@ -42,6 +42,8 @@ export interface UpstreamCall {
   method: UpstreamRequest['method'];
   /** The route template, e.g. `/videos/:videoId/hotspots/:id`. */
   route: string;
+  /** The path and query below UPSTREAM_URL, ids included: for the caller's own view of its calls (`X-Debug-Upstream`) alone, never a log line or a label. */
+  path: string;
   /** HTTP status, or undefined when no answer arrived. */
   status: number | undefined;
   /** When it was sent (performance.now()). */
@@ -193,6 +195,7 @@ export class UpstreamClient {
     const call: UpstreamCall = {
       method: request.method,
       route: request.route,
+      path: pathOf(request),
       status: 'reply' in outcome ? outcome.reply.status : statusOf(outcome.failure),
       startedAt,
       durationMs: performance.now() - startedAt,

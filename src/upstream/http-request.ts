@@ -53,7 +53,12 @@ export function httpRequestOf(
     body = JSON.stringify(request.body);
     headers['content-type'] = 'application/json';
   }
-  return { method: request.method, path: basePath + fillRoute(request.route, request.params) + queryString(request.query), headers, body };
+  return { method: request.method, path: basePath + pathOf(request), headers, body };
+}
+
+/** The path and query of one call below UPSTREAM_URL: its route filled in, e.g. `/categories/cat_1?limit=25`. */
+export function pathOf(request: UpstreamRequest): string {
+  return fillRoute(request.route, request.params) + queryString(request.query);
 }
 
 function queryString(query: UpstreamRequest['query']): string {

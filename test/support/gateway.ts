@@ -17,7 +17,7 @@ export interface TestGateway {
 export interface GraphQLAnswer {
   status: number;
   headers: Headers;
-  body: { data?: Record<string, unknown> | null; errors?: Array<Record<string, unknown>> };
+  body: { data?: Record<string, unknown> | null; errors?: Array<Record<string, unknown>>; extensions?: Record<string, any> };
 }
 
 /**

@@ -29,6 +29,7 @@ function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
   return {
     method: 'GET',
     route: '/api_keys',
+    path: '/api_keys?limit=25',
     status: 200,
     startedAt: 0,
     durationMs: 1,

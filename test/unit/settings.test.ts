@@ -53,6 +53,7 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
     ],
   ],
   RETURN_HEADERS: ['RateLimit-Remaining, deprecation', ['ratelimit-remaining', 'deprecation']],
+  DEBUG_UPSTREAM_KEY: ['a-debugging-key-of-ours', 'a-debugging-key-of-ours'],
 };
 
 const sampleOf = (spec: Spec) => derivedSample(spec) ?? SAMPLES[spec.env]!;
