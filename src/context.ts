@@ -23,12 +23,12 @@ class Caller {
   readonly budget: RequestBudget;
   readonly #request: Request;
   readonly #client: UpstreamClient;
-  readonly #record: OperationRecord | undefined;
+  readonly #record: OperationRecord;
   #reads: DataLoader<UpstreamRequest, Envelope, string> | undefined;
   /** The GraphQL paths each read serves, by its key: only for an operation that asked to see its calls. */
   #readPaths: Map<string, string[]> | undefined;
 
-  constructor(request: Request, client: UpstreamClient, budget: RequestBudget, record: OperationRecord | undefined) {
+  constructor(request: Request, client: UpstreamClient, budget: RequestBudget, record: OperationRecord) {
     this.authorization = bearerCredential(request.headers.get('authorization')) ?? null;
     this.requestId = requestIdOf(request);
     this.budget = budget;
@@ -43,7 +43,7 @@ class Caller {
    * the operation's record, and not sent.
    */
   write(request: UpstreamRequest, path?: string): Promise<Envelope> {
-    if (this.#record?.debug?.dryRun) {
+    if (this.#record.debug?.dryRun) {
       this.#record.dryRun = { method: request.method, path: pathOf(request), body: request.body ?? null };
       return Promise.reject(dryRun());
     }
@@ -60,7 +60,7 @@ class Caller {
       (requests) => Promise.all(requests.map((r) => this.#send(r, this.#readPaths?.get(readKey(r)) ?? []).catch((error: Error) => error))),
       { cacheKeyFn: readKey },
     );
-    if (this.#record?.debug?.show && path !== undefined) {
+    if (this.#record.debug?.show && path !== undefined) {
       this.#readPaths ??= new Map();
       const key = readKey(request);
       const paths = this.#readPaths.get(key) ?? [];
@@ -75,12 +75,14 @@ class Caller {
     // The last guard of MAX_UPSTREAM_CALLS: useUpstreamBudget rejects most offenders before they start.
     const exceeded = this.budget.spend();
     if (exceeded) throw exceeded;
-    const caller = { authorization: this.authorization, requestId: this.requestId, forwarded: this.#record?.forwardedHeaders?.headers };
+    const caller = { authorization: this.authorization, requestId: this.requestId, forwarded: this.#record.forwardedHeaders?.headers };
     // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
-    const report = this.#record?.callSent(paths);
+    const report = this.#record.callSent(paths);
     const limits = { signal: this.#request.signal, deadline: this.budget.deadline, bytes: this.budget.bytes };
-    const { envelope } = await this.#client.request(request, caller, limits, report);
-    return envelope;
+    const { call, envelope, failure } = await this.#client.request(request, caller, limits);
+    report(call);
+    if (failure !== undefined) throw failure;
+    return envelope!;
   }
 }
 
@@ -89,19 +91,13 @@ const readKey = (request: UpstreamRequest) => JSON.stringify([request.route, req
 
 /**
  * Yoga's `context` option: one Caller per operation, reporting to the operation's record, and one
- * budget per HTTP request, shared by the operations of a batch (keyed by the Request, so it lives
- * exactly as long as the request).
+ * budget per HTTP request, shared by the operations of a batch through their records' request scope.
  */
 export function callerContext(client: UpstreamClient, settings: SectionSettings<'upstream'>) {
-  const budgets = new WeakMap<Request, RequestBudget>();
   return (context: { request: Request }): CallerContext => {
-    const { request } = context;
-    let budget = budgets.get(request);
-    if (!budget) {
-      budget = new RequestBudget(settings);
-      budgets.set(request, budget);
-    }
-    return { caller: new Caller(request, client, budget, recordOf(context)) };
+    const record = recordOf(context);
+    record.request.budget ??= new RequestBudget(settings);
+    return { caller: new Caller(context.request, client, record.request.budget, record) };
   };
 }
 

@@ -6,11 +6,9 @@ import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
 import type { ErrorCode } from './errors.js';
 import { graphiqlOptions } from './graphiql/options.js';
-import { clientOf } from './observability/client-identity.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
 import { type Observers, observers } from './observability/observers.js';
-import { requestIdFrom } from './observability/request-id.js';
 import { refusalSummary } from './observability/request-summary.js';
 import { useAllowedMethods } from './plugins/use-allowed-methods.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
@@ -127,10 +125,10 @@ export function createGateway({
   return {
     yoga,
     metrics,
-    refusedBeforeYoga: ({ headers, durationMs }, { status, code }) => {
-      const requestId = requestIdFrom(headers.get('x-request-id'));
-      observe.onSummary(refusalSummary({ requestId, client: clientOf(headers), status, code, durationMs }));
-      return { ...cors.headersFor(headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': requestId };
+    refusedBeforeYoga: (request, refusal) => {
+      const summary = refusalSummary(request, refusal);
+      observe.onSummary(summary);
+      return { ...cors.headersFor(request.headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': summary.requestId };
     },
     stateConnected: () => state.connected(),
     close: async () => {
@@ -203,13 +201,13 @@ function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginS
     useUpstreamDebug(settings),
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
     state.responseCache ? useResponseCache({ cache: state.responseCache, ...settings }) : undefined,
-    // Before useLimits, though its first hooks are validation's: its onExecute takes @defer and @stream out of an answer
-    // that cannot come in parts before useLimits checks an initialCount given as a variable, which then streams nothing.
-    // Not in subgraph mode, where the router plans @defer itself.
-    settings.federation ? undefined : useIncrementalDelivery(),
     // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
     useLimits({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }),
     settings.introspection ? undefined : useDisableIntrospection(),
+    // Validation rules (Yoga's defer-stream plugin), and an onExecute hook that must take the directives out of an answer
+    // that cannot come in parts before the budget is reserved and useJit runs; not in subgraph mode, where the router
+    // plans @defer itself.
+    settings.federation ? undefined : useIncrementalDelivery(),
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
     useUpstreamBudget(),
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.

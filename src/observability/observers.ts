@@ -6,13 +6,13 @@ import { logRequest, logUpstreamCall } from './request-log.js';
 import type { RequestSummary } from './request-summary.js';
 import { annotateUpstreamSpan, traceUpstreamCall } from './tracing.js';
 
-/** Where what the gateway observes goes: each operation's summary, and each upstream call as it ends. */
+/** Where what the gateway observes goes: each operation's summary, each upstream call as it ends, and the span each call runs in. */
 export interface Observers {
   /** The log line and the metrics of one operation, Yoga's and the HTTP front's refusals alike. */
   onSummary(summary: RequestSummary): void;
   /** The upstream client's `onCall`: the call's debug line, metrics and span. */
   onCall: NonNullable<UpstreamClientOptions['onCall']>;
-  /** The upstream client's `around`: the call's span, when tracing is on. */
+  /** The upstream client's `around`, which wraps each call: in its span, when tracing is on. */
   around: UpstreamClientOptions['around'];
 }
 

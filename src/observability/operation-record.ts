@@ -1,11 +1,18 @@
 import type { Span } from '@opentelemetry/api';
 import type { DocumentNode, GraphQLError } from 'graphql';
 import { codeOf } from '../errors.js';
+import type { RequestBudget } from '../upstream/budget.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import type { ClientIdentity } from './client-identity.js';
 
 /** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass';
+
+/** What the operations of one HTTP request share, a batch's every one. */
+export interface RequestScope {
+  /** Its upstream calls, time and answer bytes (MAX_UPSTREAM_CALLS, REQUEST_DEADLINE_MS, UPSTREAM_MAX_BYTES), made by its first Caller. */
+  budget?: RequestBudget;
+}
 
 /** An answer in parts (`@defer`, `@stream`) as it goes out. */
 export interface IncrementalParts {
@@ -24,7 +31,7 @@ export interface IncrementalParts {
  * operation's upstream calls report into it, and the log line, the metrics, the traces and the
  * request summary read it. A request has one, or one per operation of a batch, opened when its
  * parsing starts (useOperationRecords); the operation's context holds its own (`recordOf`) and the
- * request's server context every one of them, in the batch's order (`recordsOf`). A fact one more
+ * request's server context every one of them, in the batch's order (`requestRecords`). A fact one more
  * plugin needs is a field here, written where it is learnt: never a map of its own.
  */
 export class OperationRecord {
@@ -39,6 +46,8 @@ export class OperationRecord {
   readonly errorCodes: string[] = [];
   /** The HTTP status of the response, once it is written. */
   status: number | undefined;
+  /** Whether its answer may come in parts (`@defer`, `@stream`): not in a batch, and to a client that takes them (useIncrementalDelivery). */
+  answeredInParts: boolean | undefined;
   /** Set when it is answered in parts. */
   incremental: IncrementalParts | undefined;
   /** Its upstream calls in the order they were sent, each undefined until it is over. */
@@ -78,6 +87,8 @@ export class OperationRecord {
     readonly batch: { index: number; size: number } | undefined = undefined,
     /** When the request was read (performance.now()): every operation of a batch has its request's. */
     readonly startedAt: number = performance.now(),
+    /** What the operations of its HTTP request share: one for a request, the same for each operation of a batch. */
+    readonly request: RequestScope = {},
   ) {}
 
   /** Adds the codes of `errors` not already noted. */
@@ -116,53 +127,75 @@ export function acceptedByUpstream(statuses: ReadonlyArray<number | undefined>):
   return statuses.some((status) => status !== undefined && status !== 401 && status !== 403);
 }
 
+/** Where the records hang on a context: symbols, so that no other field of Yoga's context or ours can clash with them. */
+const RECORD = Symbol('operation record');
+const RECORDS = Symbol('operation records of the request');
+const OPENED = Symbol('record opened for the request');
+const BATCH = Symbol('operations of the batch, as parsed');
+
 /**
- * Where the records hang: the request's server context holds every one, and the record of a single
- * operation, whose context it is; each operation of a batch has a context of its own, which
- * inherits from the server context and holds its own record. Written by the functions below alone.
+ * The request's server context holds every record, and the record of a single operation, whose
+ * context it is; each operation of a batch has a context of its own, which inherits from the server
+ * context and holds its own record. Written by the functions below alone.
  */
 interface RecordedContext {
-  record?: OperationRecord | undefined;
-  records?: OperationRecord[];
+  [RECORD]?: OperationRecord | undefined;
+  [RECORDS]?: OperationRecord[];
   /** The record opened for the request, before it was known to be a batch. */
-  opened?: OperationRecord;
-  /** The operations of a batch as parsed, to tell each one's place. */
-  batch?: readonly unknown[] | undefined;
+  [OPENED]?: OperationRecord;
+  [BATCH]?: readonly unknown[] | undefined;
 }
 
-/** The record of the operation whose GraphQL context this is; undefined before the request's parsing began. */
-export function recordOf(context: object): OperationRecord | undefined {
-  return (context as RecordedContext).record;
+/**
+ * The record of the operation whose GraphQL context this is. Every hook that has such a context
+ * runs after useOperationRecords opened it: one missing is a plugin list in the wrong order, and
+ * fails rather than let a plugin go on without its state.
+ */
+export function recordOf(context: object): OperationRecord {
+  const record = (context as RecordedContext)[RECORD];
+  if (!record) throw new Error('No operation record: useOperationRecords must come before the plugins that read it.');
+  return record;
 }
 
-/** Every record of the request whose server context this is, in the batch's order; none before its parsing began. */
-export function recordsOf(serverContext: object): readonly OperationRecord[] {
-  return (serverContext as RecordedContext).records ?? [];
+/** Every record of the request whose server context this is, in the batch's order; none before its parsing began (`/health`). */
+export function requestRecords(serverContext: object): readonly OperationRecord[] {
+  return (serverContext as RecordedContext)[RECORDS] ?? [];
 }
 
 /** Opens the record of a request whose parsing begins, on its server context. */
 export function openRecord(serverContext: object, record: OperationRecord): void {
-  Object.assign(serverContext as RecordedContext, { records: [record], record, opened: record, batch: undefined });
+  Object.assign(serverContext as RecordedContext, { [RECORDS]: [record], [RECORD]: record, [OPENED]: record, [BATCH]: undefined });
 }
 
 /** A batch, once parsed: one record per operation, in its order, in place of the request's. */
 export function openBatchRecords(serverContext: object, operations: readonly unknown[]): void {
-  const first = (serverContext as RecordedContext).opened;
+  const first = (serverContext as RecordedContext)[OPENED];
   if (!first) return;
   const size = operations.length;
-  const records = operations.map((_, index) => new OperationRecord(first.requestId, first.client, { index, size }, first.startedAt));
-  Object.assign(serverContext as RecordedContext, { records, record: undefined, batch: operations });
+  const records = operations.map(
+    (_, index) => new OperationRecord(first.requestId, first.client, { index, size }, first.startedAt, first.request),
+  );
+  Object.assign(serverContext as RecordedContext, { [RECORDS]: records, [RECORD]: undefined, [BATCH]: operations });
 }
 
-/** Gives a batch's operation, whose context and parameters these are, its own record to hold; a single operation's context holds its own already. */
-export function holdRecord(context: object, params: unknown): OperationRecord | undefined {
+/**
+ * Gives a batch's operation, whose context and parameters these are, its own record to hold; a
+ * single operation's context holds its own already. Parameters the batch does not hold are a
+ * mistake of the plugins' and fail, rather than be summed up as another operation's.
+ */
+export function holdRecord(context: object, params: unknown): OperationRecord {
   const recorded = context as RecordedContext;
-  if (recorded.batch) recorded.record = recorded.records?.[Math.max(0, recorded.batch.indexOf(params))];
-  return recorded.record;
+  const batch = recorded[BATCH];
+  if (batch) {
+    const index = batch.indexOf(params);
+    if (index === -1) throw new Error('An operation that is not in its batch: a plugin replaced its parameters.');
+    recorded[RECORD] = recorded[RECORDS]![index];
+  }
+  return recordOf(recorded);
 }
 
 /** A batch answered with one result (refused as a whole, over MAX_BATCH_SIZE) is one operation's: one line, not one per operation. */
 export function answeredAsOne(serverContext: object): void {
   const recorded = serverContext as RecordedContext;
-  if (recorded.batch && recorded.opened) openRecord(recorded, recorded.opened);
+  if (recorded[BATCH] && recorded[OPENED]) openRecord(recorded, recorded[OPENED]);
 }

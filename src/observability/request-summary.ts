@@ -1,6 +1,7 @@
 import { MAX_NAME_LENGTH } from '../config/parsers.js';
-import type { ClientIdentity } from './client-identity.js';
+import { type ClientIdentity, clientOf } from './client-identity.js';
 import { type CacheOutcome, OperationRecord } from './operation-record.js';
+import { requestIdFrom } from './request-id.js';
 
 type Outcome = 'ok' | 'partial' | 'error';
 
@@ -52,7 +53,7 @@ export interface RequestSummary {
 }
 
 /** What the log line and the metrics learn of an operation from its record, once its response (its last part, for an answer in parts) is out with `status`. */
-export function summaryOf(record: OperationRecord, status: number): RequestSummary {
+export function summaryOf(record: OperationRecord, status: number, durationMs: number): RequestSummary {
   const failed = record.errorCodes.length > 0 || status >= 400;
   const upstreamStatuses = record.upstreamCalls.map((call) => call?.status);
   const { incremental } = record;
@@ -63,7 +64,7 @@ export function summaryOf(record: OperationRecord, status: number): RequestSumma
     operationName: record.operationName,
     operationType: record.operationType,
     status,
-    durationMs: performance.now() - record.startedAt,
+    durationMs,
     ...(incremental
       ? { incremental: { parts: incremental.parts, firstPartMs: incremental.firstPartMs, complete: incremental.complete } }
       : {}),
@@ -77,15 +78,12 @@ export function summaryOf(record: OperationRecord, status: number): RequestSumma
   };
 }
 
-/** The summary of a request refused before GraphQL saw it (the HTTP front's 413 and 415): nothing parsed, nothing run. */
-export function refusalSummary({
-  requestId,
-  client,
-  status,
-  code,
-  durationMs,
-}: Pick<RequestSummary, 'requestId' | 'client' | 'status' | 'durationMs'> & { code: string }): RequestSummary {
-  const record = new OperationRecord(requestId, client, undefined, performance.now() - durationMs);
+/** The summary of a request refused before GraphQL saw it (the HTTP front's 413 and 415), by its headers: nothing parsed, nothing run. */
+export function refusalSummary(
+  { headers, durationMs }: { headers: Pick<Headers, 'get'>; durationMs: number },
+  { status, code }: { status: number; code: string },
+): RequestSummary {
+  const record = new OperationRecord(requestIdFrom(headers.get('x-request-id')), clientOf(headers));
   record.errorCodes.push(code);
-  return summaryOf(record, status);
+  return summaryOf(record, status, durationMs);
 }

@@ -46,7 +46,7 @@ export function useAutomaticPersistedQueries({
       if (text != null && typeof text !== 'string') return;
       const checked = apq.onParams?.(payload);
       const record = recordOf(context);
-      if (typeof text !== 'string' || typeof persisted?.sha256Hash !== 'string' || !record) return checked;
+      if (typeof text !== 'string' || typeof persisted?.sha256Hash !== 'string') return checked;
       const hash = persisted.sha256Hash;
       // Kept on the operation's record until its validation says whether the text is kept.
       return Promise.resolve(checked).then(() => {
@@ -55,9 +55,9 @@ export function useAutomaticPersistedQueries({
     },
     onValidate: ({ context }) => {
       const record = recordOf(context);
-      const registration = record?.registration;
+      const registration = record.registration;
       if (registration === undefined) return;
-      record!.registration = undefined;
+      record.registration = undefined;
       return ({ valid }) => {
         // Hashed again rather than trusting that Yoga's plugin checked this very request (it skips a `version` other than 1).
         // Not awaited: the answer never waits for the store, which reports its own failures.

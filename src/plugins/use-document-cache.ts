@@ -64,7 +64,7 @@ export function useDocumentCache({
       if (kept) return setParsedDocument(kept);
       const record = recordOf(context);
       return ({ result }) => {
-        if (record && result && !(result instanceof Error)) record.parsed = { document: result as DocumentNode, text };
+        if (result && !(result instanceof Error)) record.parsed = { document: result as DocumentNode, text };
       };
     },
     onValidate: ({ params, context, setResult }) => {
@@ -73,9 +73,9 @@ export function useDocumentCache({
       if (valid.has(document)) return setResult([]);
       const record = recordOf(context);
       return ({ valid: passed }) => {
-        const parsed = record?.parsed;
+        const parsed = record.parsed;
         if (!passed || !parsed || parsed.document !== document) return;
-        record!.parsed = undefined;
+        record.parsed = undefined;
         valid.add(document);
         documents.set(parsed.text, document);
       };

@@ -36,12 +36,13 @@ export function useIncrementalDelivery(): Plugin {
       addPlugin(useDeferStream() as Plugin);
       addPlugin(useExecutionCancellation());
     },
+    onParams: ({ request, context }) => {
+      const record = recordOf(context);
+      record.answeredInParts = !record.batch && acceptsAnyOf(request.headers.get('accept'), INCREMENTAL_TYPES);
+    },
     onExecute: ({ args }) => {
-      if (incrementalDirectivesOf(args.document).length === 0) return;
-      const { request } = args.contextValue as { request: Request };
-      if (recordOf(args.contextValue)?.batch || !acceptsAnyOf(request.headers.get('accept'), INCREMENTAL_TYPES)) {
-        args.document = withoutIncrementalDirectives(args.document);
-      }
+      if (incrementalDirectivesOf(args.document).length === 0 || recordOf(args.contextValue).answeredInParts) return;
+      args.document = withoutIncrementalDirectives(args.document);
     },
     onResultProcess: ({ result, setResult }) => {
       if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, withIncrementsMasked));

@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import { defaultSettings } from '../config/settings.js';
 import { badUserInput, type LimitName, limitExceeded, refusedBeforeRunning } from '../errors.js';
+import { recordOf } from '../observability/operation-record.js';
 import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 export interface LimitsOptions {
@@ -54,11 +55,12 @@ const COST = { objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 } as const;
  * introspection runs while fifteen aliased copies of it do not. It is derived rather than set, so
  * it grows with the schema.
  *
- * `@defer` and `@stream` have theirs, after armor's: at most `maxIncrementalDirectives` of them in
- * an operation, and an `initialCount` from 0 to `maxInitialCount`, checked while validating, or
- * before execution for one given as a variable (of a directive still in the document then: one
- * taken out for an answer that cannot come in parts streams nothing). Both are LIMIT_EXCEEDED,
- * naming `incrementalDirectives` or `initialCount`.
+ * `@defer` and `@stream` have theirs, after armor's, where the schema declares them: at most
+ * `maxIncrementalDirectives` of them in an operation, and an `initialCount` from 0 to
+ * `maxInitialCount`, checked while validating, or before execution for one given as a variable of
+ * an operation answered in parts (the operation record's `answeredInParts`: one given whole has its
+ * directives taken out, and streams nothing). Both are LIMIT_EXCEEDED, naming `incrementalDirectives`
+ * or `initialCount`.
  */
 export function useLimits({
   maxDepth = DEFAULTS.maxDepth,
@@ -84,8 +86,13 @@ export function useLimits({
     onPluginInit: ({ addPlugin }) => {
       addPlugin(armor);
       addPlugin({
-        onValidate: ({ addValidationRule }) => addValidationRule(incremental),
+        // Only where the schema declares them: a subgraph's leaves them to the router, and refuses them as unknown.
+        onValidate: ({ addValidationRule, params }) => {
+          if (params.schema.getDirective('stream')) addValidationRule(incremental);
+        },
+        // Only for an answer in parts: one given whole has its directives taken out (useIncrementalDelivery), and streams nothing.
         onExecute: ({ args, setResultAndStopExecution }) => {
+          if (!recordOf(args.contextValue).answeredInParts) return;
           const error = initialCountFromVariables(args, maxInitialCount);
           if (error) setResultAndStopExecution({ errors: [refusedBeforeRunning(error)] });
         },

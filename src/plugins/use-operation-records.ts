@@ -29,11 +29,10 @@ export function useOperationRecords(): Plugin {
       // Yoga checks the parameters after every plugin, which all read them as an object: one that is not (a batch holding `null`) is refused first.
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw notAnOperation(params);
       const record = holdRecord(context, params);
-      if (record && params.operationName) record.operationName = recordedOperationName(params.operationName);
+      if (params.operationName) record.operationName = recordedOperationName(params.operationName);
     },
     onExecute: ({ args }) => {
       const record = recordOf(args.contextValue);
-      if (!record) return;
       const definition = getOperationAST(args.document, args.operationName);
       record.operationType = definition?.operation;
       record.operationName = recordedOperationName(definition?.name?.value);

@@ -64,7 +64,7 @@ export function useRateLimit({
       const caller = callerKeyOf(request);
       const record = recordOf(context);
       // An answer from the read cache was the upstream's to this very credential, within the cache's time to live.
-      if (caller !== undefined && record && (record.cache === 'hit' || record.acceptedByUpstream())) vouched.add(caller);
+      if (caller !== undefined && (record.cache === 'hit' || record.acceptedByUpstream())) vouched.add(caller);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
-import { answeredAsOne, type OperationRecord, recordsOf } from '../observability/operation-record.js';
+import { answeredAsOne, type OperationRecord, requestRecords } from '../observability/operation-record.js';
 import { type RequestSummary, summaryOf } from '../observability/request-summary.js';
 
 export interface RequestSummaryOptions {
@@ -15,28 +15,30 @@ export interface RequestSummaryOptions {
  * part is out or its client has gone. The records are useOperationRecords'.
  */
 export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin {
-  /** Sums up a record once its status is known and, for an answer in parts, no part follows. */
-  const finish = (record: OperationRecord) => {
+  /** Sums up a record once its status is known and, for an answer in parts, no part follows; `now` is when its answer was out. */
+  const finish = (record: OperationRecord, now = performance.now()) => {
     if (record.status === undefined || (record.incremental && !record.incremental.ended)) return;
-    onSummary(summaryOf(record, record.status));
+    onSummary(summaryOf(record, record.status, now - record.startedAt));
   };
   return {
     onResultProcess: ({ request, result, setResult, serverContext }) => {
       if (isAsyncIterable(result)) {
-        const [record] = recordsOf(serverContext);
+        const [record] = requestRecords(serverContext);
         if (record) setResult(observedParts(record, result, request.signal, finish));
         return;
       }
       if (!Array.isArray(result)) answeredAsOne(serverContext);
-      const records = recordsOf(serverContext);
+      const records = requestRecords(serverContext);
       (Array.isArray(result) ? result : [result]).forEach((one, index) => {
         if (records[index] && !isAsyncIterable(one)) noteAnswer(records[index], one);
       });
     },
     onResponse: ({ response, serverContext }) => {
-      for (const record of recordsOf(serverContext)) {
+      // One time for the operations of a batch: they are answered together.
+      const now = performance.now();
+      for (const record of requestRecords(serverContext)) {
         record.status = response.status;
-        finish(record);
+        finish(record, now);
       }
     },
   };
@@ -67,13 +69,17 @@ function observedParts(
 ): AsyncIterableIterator<AnswerPart> {
   const incremental = { parts: 0, firstPartMs: 0, complete: false, ended: false };
   record.incremental = incremental;
-  const end = () => {
+  /** Whether the last part (`hasNext: false`) has been handed on; the answer is complete once the parts end after it. */
+  let lastHandedOn = false;
+  const end = (complete: boolean) => {
     if (incremental.ended) return;
     incremental.ended = true;
-    signal.removeEventListener('abort', end);
+    incremental.complete = complete;
+    signal.removeEventListener('abort', gone);
     finish(record);
   };
-  signal.addEventListener('abort', end);
+  const gone = () => end(false);
+  signal.addEventListener('abort', gone);
   return mapAsyncIterator(
     parts,
     (part) => {
@@ -82,13 +88,13 @@ function observedParts(
         noteAnswer(record, part);
       } else record.noteErrors(part.errors);
       for (const increment of part.incremental ?? []) record.noteErrors(increment.errors);
-      if (part.hasNext === false) incremental.complete = true;
+      if (part.hasNext === false) lastHandedOn = true;
       return part;
     },
     (error: unknown) => {
-      end();
+      end(false);
       throw error;
     },
-    end,
+    () => end(lastHandedOn),
   );
 }

@@ -39,18 +39,19 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
     onParams: async ({ params, request, context, setResult }) => {
       const record = recordOf(context);
       const caller = callerKeyOf(request);
-      if (!record || caller === undefined || typeof params.query !== 'string') return;
+      if (caller === undefined || typeof params.query !== 'string') return;
       const key = requestKey(params, record.forwardedHeaders?.headers);
       const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '');
       // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
       const { answer, generation } = await cache.get(caller, key);
       record.cache = bypass ? 'bypass' : answer ? 'hit' : 'miss';
+      // Only queries are kept, so one the cache looked up is counted as one until it runs as what its document says.
+      record.operationType ??= 'query';
       if (bypass || !answer) {
         record.cacheEntry = { caller, request: key, generation };
         return;
       }
-      // Only queries are kept: a hit is one, though it never runs, and its name is the one it ran under.
-      record.operationType = 'query';
+      // A hit never runs: its name is the one it ran under.
       record.operationName = answer.operationName;
       record.replayedHeaders = answer.headers;
       // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
@@ -59,7 +60,7 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
     },
     onExecute: async ({ args }) => {
       const record = recordOf(args.contextValue);
-      const entry = record?.cacheEntry;
+      const entry = record.cacheEntry;
       if (!entry || record.operationType !== 'mutation') return;
       record.cacheEntry = undefined;
       await cache.dropCaller(entry.caller);
@@ -67,7 +68,7 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
     },
     onExecutionResult: async ({ result, context }) => {
       const record = recordOf(context);
-      const entry = record?.cacheEntry;
+      const entry = record.cacheEntry;
       // Only an answer the upstream gave for this credential, in this operation: one that made no call vouches for no token.
       // Never one that shows its upstream calls (X-Debug-Upstream), which the next request must not be given.
       if (

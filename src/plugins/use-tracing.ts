@@ -1,7 +1,7 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';
-import { recordOf, recordsOf } from '../observability/operation-record.js';
+import { recordOf, requestRecords } from '../observability/operation-record.js';
 
 export interface TracingOptions {
   /** Makes the spans; needs a registered tracer provider (context manager and W3C propagator). */
@@ -17,12 +17,16 @@ export interface TracingOptions {
  * become children (src/observability/tracing.ts). It reads the operation's record for its request
  * id, the calling app (client awareness) and the operation's name and type, and keeps the span there.
  */
+/** Where the span waits on the operation's context until the record is there: a batch's operation holds its own from its parameters on. */
+const SPAN = Symbol('operation span');
+type Spanned = { [SPAN]?: Span };
+
 export function useTracing({ tracer, traceCallerContext = true }: TracingOptions): Plugin {
   return {
     instrumentation: {
       operation: ({ request, context: operationContext }, wrapped) => {
         // An operation of a batch holds its own record only from its parameters on; what names the request is every record's.
-        const [record] = recordsOf(operationContext);
+        const [record] = requestRecords(operationContext);
         const parent = traceCallerContext ? propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers)) : ROOT_CONTEXT;
         const span = tracer.startSpan(
           'graphql operation',
@@ -36,6 +40,7 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
           },
           parent,
         );
+        (operationContext as Spanned)[SPAN] = span;
         return context.with(trace.setSpan(parent, span), async () => {
           try {
             await wrapped();
@@ -45,21 +50,20 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
         });
       },
     },
-    // Inside the operation, whose span is the active one: kept on its record, which its context holds from here on.
+    // Its context holds the operation's record from here on: the span goes there.
     onParams: ({ context: operationContext }) => {
-      const record = recordOf(operationContext);
-      if (record) record.span = trace.getActiveSpan();
+      recordOf(operationContext).span = (operationContext as Spanned)[SPAN];
     },
     onExecute: ({ args }) => {
       const record = recordOf(args.contextValue);
-      if (!record?.span || !record.operationType) return;
+      if (!record.span || !record.operationType) return;
       const name = record.operationName;
       record.span.updateName(name ? `${record.operationType} ${name}` : record.operationType);
       record.span.setAttribute('graphql.operation.type', record.operationType);
       if (name) record.span.setAttribute('graphql.operation.name', name);
     },
     onExecutionResult: ({ context: operationContext, result }) => {
-      const span = recordOf(operationContext)?.span;
+      const { span } = recordOf(operationContext);
       if (!span || !result || Symbol.asyncIterator in result) return;
       const codes = [...new Set((result.errors ?? []).map(codeOf))];
       if (codes.length === 0) return;

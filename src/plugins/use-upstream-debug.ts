@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
-import { type OperationRecord, recordOf, recordsOf } from '../observability/operation-record.js';
+import { type OperationRecord, recordOf, requestRecords } from '../observability/operation-record.js';
 import type { UpstreamCall } from '../upstream/client.js';
 
 export interface UpstreamDebugOptions {
@@ -65,21 +65,20 @@ export function useUpstreamDebug({
   };
   return {
     onParams: ({ request, context }) => {
-      const record = recordOf(context);
-      if (record) record.debug = asked(request.headers.get('x-debug-upstream'));
+      recordOf(context).debug = asked(request.headers.get('x-debug-upstream'));
     },
     onExecutionResult: ({ result, setResult, context }) => {
       const record = recordOf(context);
-      if (!record?.debug?.show || !result || isAsyncIterable(result)) return;
+      if (!record.debug?.show || !result || isAsyncIterable(result)) return;
       setResult(withUpstream(result, upstreamOf(record)));
     },
     onResultProcess: ({ result, setResult, serverContext }) => {
-      const [record] = recordsOf(serverContext);
+      const [record] = requestRecords(serverContext);
       if (!record?.debug?.show || !isAsyncIterable(result)) return;
       setResult(mapAsyncIterator(result, (part: ExecutionResult) => withUpstream(part, upstreamOf(record))));
     },
     onResponse: ({ response, serverContext }) => {
-      const records = recordsOf(serverContext).filter((record) => record.debug?.show);
+      const records = requestRecords(serverContext).filter((record) => record.debug?.show);
       if (records.length === 0) return;
       response.headers.set('server-timing', serverTiming(records));
     },

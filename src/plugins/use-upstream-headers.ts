@@ -3,7 +3,7 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { ForwardedHeader } from '../config/parsers.js';
 import { forwardedHeaders } from '../http/forwarded-headers.js';
 import { mergedHeaders, type ReceivedHeaders } from '../http/merged-headers.js';
-import { type OperationRecord, recordOf, recordsOf } from '../observability/operation-record.js';
+import { type OperationRecord, recordOf, requestRecords } from '../observability/operation-record.js';
 import type { UpstreamCall } from '../upstream/client.js';
 
 export interface UpstreamHeadersOptions {
@@ -30,11 +30,10 @@ export interface UpstreamHeadersOptions {
 export function useUpstreamHeaders({ forwardHeaders = [], returnHeaders = [] }: UpstreamHeadersOptions = {}): Plugin {
   return {
     onParams: ({ request, context }) => {
-      const record = recordOf(context);
-      if (record && forwardHeaders.length > 0) record.forwardedHeaders = forwardedHeaders(request.headers, forwardHeaders);
+      if (forwardHeaders.length > 0) recordOf(context).forwardedHeaders = forwardedHeaders(request.headers, forwardHeaders);
     },
     onResultProcess: ({ result, setResult, serverContext }) => {
-      const [record] = recordsOf(serverContext);
+      const [record] = requestRecords(serverContext);
       if (returnHeaders.length === 0 || !record || !isAsyncIterable(result)) return;
       setResult(
         mapAsyncIterator(result, (part: ExecutionResult & { hasNext?: boolean }) => {
@@ -49,7 +48,7 @@ export function useUpstreamHeaders({ forwardHeaders = [], returnHeaders = [] }: 
       );
     },
     onResponse: ({ response, serverContext }) => {
-      const records = recordsOf(serverContext);
+      const records = requestRecords(serverContext);
       if (returnHeaders.length === 0 || records.length === 0) return;
       const sources: ReceivedHeaders[] = [];
       for (const record of records) sources.push(...headersOf(record));

@@ -1,3 +1,4 @@
+import { memoize1 } from '@graphql-tools/utils';
 import {
   DirectiveLocation,
   type DirectiveNode,
@@ -54,7 +55,10 @@ export function streamDirective(maxInitialCount: number): GraphQLDirective {
   });
 }
 
-/** The `@stream`ed fields among the fields a field node selects (through fragments too), per node of a kept document. */
+/**
+ * The `@stream`ed fields among the fields a field node selects (through fragments too), per node
+ * of a kept document. Not memoize1's: finding them takes the execution's fragments beside the node.
+ */
 const streamedChildren = new WeakMap<FieldNode, FieldNode[]>();
 
 /**
@@ -94,21 +98,13 @@ function collectStreamed(selectionSet: SelectionSetNode, info: GraphQLResolveInf
 export const isIncrementalDirective = (node: DirectiveNode): boolean =>
   node.name.value === deferDirective.name || node.name.value === 'stream';
 
-/** The `@defer` and `@stream` of each document, found once per document (useDocumentCache keeps them). */
-const incrementalDirectives = new WeakMap<DocumentNode, DirectiveNode[]>();
-
-/** The `@defer` and `@stream` directives a document holds, in document order: none for most documents. */
-export function incrementalDirectivesOf(document: DocumentNode): readonly DirectiveNode[] {
-  let directives = incrementalDirectives.get(document);
-  if (directives === undefined) {
-    const collected: DirectiveNode[] = [];
-    visit(document, {
-      Directive(node) {
-        if (isIncrementalDirective(node)) collected.push(node);
-      },
-    });
-    directives = collected;
-    incrementalDirectives.set(document, directives);
-  }
-  return directives;
-}
+/** The `@defer` and `@stream` directives a document holds, in document order: none for most documents. Found once per document (useDocumentCache keeps them). */
+export const incrementalDirectivesOf = memoize1((document: DocumentNode): readonly DirectiveNode[] => {
+  const collected: DirectiveNode[] = [];
+  visit(document, {
+    Directive(node) {
+      if (isIncrementalDirective(node)) collected.push(node);
+    },
+  });
+  return collected;
+});

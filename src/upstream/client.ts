@@ -17,12 +17,6 @@ export type { CallerIdentity, UpstreamRequest } from './http-request.js';
 /** What the client reads of the settings: the Upstream and Circuit breaker sections, with the upstream's address resolved. */
 export type UpstreamSettings = SectionSettings<'upstream' | 'breaker'> & { upstreamUrl: URL };
 
-/** One call's outcome: the envelope and the HTTP status it came with. */
-export interface UpstreamReply {
-  status: number;
-  envelope: Envelope;
-}
-
 export interface UpstreamClientOptions {
   settings: UpstreamSettings;
   /** Keep-alive sockets kept open to the upstream origin. @default 128 */
@@ -68,8 +62,8 @@ interface CallNotes {
   headers: IncomingHttpHeaders;
 }
 
-/** A call that is over: what observers learn of it, and its reply or its failure. */
-type Exchange = { call: UpstreamCall } & ({ reply: UpstreamReply; failure?: undefined } | { reply?: undefined; failure: unknown });
+/** A call that is over: what observers learn of it, and its envelope or its failure (an UpstreamFailure). */
+export type Exchange = { call: UpstreamCall } & ({ envelope: Envelope; failure?: undefined } | { envelope?: undefined; failure: unknown });
 
 /**
  * The gateway's only way to the upstream: one keep-alive pool to UPSTREAM_URL's origin, behind a
@@ -124,16 +118,12 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends one call for `caller`, within `limits`; resolves with the envelope, or rejects with an
-   * UpstreamFailure. `report` is told the call once it is over, as `onCall` is for every call sent
-   * (a read that joined one in flight is reported to its caller as `coalesced`, never to `onCall`).
+   * Sends one call for `caller`, within `limits`; resolves, never rejects, with the call once it is
+   * over and its envelope or its failure (an UpstreamFailure). `onCall` is told of every call sent;
+   * a read that joined one in flight is the caller's as `coalesced`, and never told to `onCall`.
    */
-  async request(
-    request: UpstreamRequest,
-    caller: CallerIdentity,
-    limits: CallLimits = {},
-    report?: (call: UpstreamCall) => void,
-  ): Promise<UpstreamReply> {
+  async request(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits = {}): Promise<Exchange> {
+    // Whether this request's read joined a call another request had made: `join` calls `start` only for a call of its own.
     let joined = false;
     let exchange: Promise<Exchange>;
     if (request.method !== 'GET') {
@@ -155,15 +145,12 @@ export class UpstreamClient {
         signal,
       );
     }
-    let { call, reply, failure } = await exchange;
-    if (joined && failure instanceof DeadlineExceeded && limits.deadline && limits.deadline.at > Date.now()) {
-      // The call it joined gave up at the deadline of the request that made it, not at this one's: it calls on its own.
-      ({ call, reply, failure } = await this.#traced(request, caller, limits));
-      joined = false;
-    }
-    report?.(joined ? { ...call, coalesced: true } : call);
-    if (reply) return reply;
-    throw failure;
+    const outcome = await exchange;
+    if (!joined) return outcome;
+    // The call it joined gave up at the deadline of the request that made it, not at this one's: it calls on its own.
+    if (outcome.failure instanceof DeadlineExceeded && limits.deadline && limits.deadline.at > Date.now())
+      return this.#traced(request, caller, limits);
+    return { ...outcome, call: { ...outcome.call, coalesced: true } };
   }
 
   #traced(request: UpstreamRequest, caller: CallerIdentity, limits: CallLimits): Promise<Exchange> {
@@ -186,23 +173,27 @@ export class UpstreamClient {
   ): Promise<Exchange> {
     const startedAt = performance.now();
     const notes: CallNotes = { retries: [], headers: {} };
-    let outcome: { reply: UpstreamReply } | { failure: unknown };
+    let outcome: { envelope: Envelope } | { failure: unknown };
+    let status: number | undefined;
     try {
-      outcome = { reply: await this.#guarded(request, caller, limits, traceHeaders, notes) };
+      const answered = await this.#guarded(request, caller, limits, traceHeaders, notes);
+      status = answered.status;
+      outcome = { envelope: answered.envelope };
     } catch (failure) {
+      status = statusOf(failure);
       outcome = { failure };
     }
     const call: UpstreamCall = {
       method: request.method,
       route: request.route,
       path: pathOf(request),
-      status: 'reply' in outcome ? outcome.reply.status : statusOf(outcome.failure),
+      status,
       startedAt,
       durationMs: performance.now() - startedAt,
       retries: notes.retries,
       coalesced: false,
       headers: notes.headers,
-      errorCode: 'reply' in outcome ? undefined : codeOf(outcome.failure as { extensions?: Record<string, unknown> }),
+      errorCode: 'failure' in outcome ? codeOf(outcome.failure as { extensions?: Record<string, unknown> }) : undefined,
       requestId: caller.requestId,
       forwardedHeaders: caller.forwarded ? Object.keys(caller.forwarded) : [],
     };
@@ -222,7 +213,7 @@ export class UpstreamClient {
     limits: CallLimits,
     traceHeaders: Record<string, string>,
     notes: CallNotes,
-  ): Promise<UpstreamReply> {
+  ): Promise<{ status: number; envelope: Envelope }> {
     const timer = new CallTimer(this.#settings.upstreamTimeoutMs, limits);
     const onRetry = (reason: string) => notes.retries.push(reason);
     let status: number | undefined;

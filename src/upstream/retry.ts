@@ -28,7 +28,7 @@ export function retryInterceptor(settings: SectionSettings<'upstream'>): Dispatc
   });
 }
 
-export interface RetryObserver {
+export interface RetryPolicyOptions {
   /** Told why each retry is made, as it is made: the status that failed (`503`) or the error's code (`ECONNRESET`). @default none */
   onRetry?: ((reason: string) => void) | undefined;
   /** The jitter's source of numbers in [0, 1). @default Math.random */
@@ -44,7 +44,7 @@ export interface RetryObserver {
 export function retryPolicy(
   deadline: number,
   signal: AbortSignal,
-  { onRetry, random = Math.random }: RetryObserver = {},
+  { onRetry, random = Math.random }: RetryPolicyOptions = {},
 ): RetryHandler.RetryCallback {
   return (error, { state, opts }, next) => {
     const { statusCode, code, headers } = error as Error & {

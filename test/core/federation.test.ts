@@ -90,6 +90,13 @@ const routed = it.extend('router', { scope: 'file' }, async ({ gateway }, { onCl
 });
 
 describe('the subgraph', () => {
+  it('knows neither @defer nor @stream, which the router plans: a document with them is refused as unknown, and for nothing else', async ({
+    gateway,
+  }) => {
+    const answer = await gateway.graphql('{ _service { sdl @stream(initialCount: -1) } }');
+    expect(answer.body.errors?.map(({ message }) => message)).toEqual(['Unknown directive "@stream".']);
+  });
+
   it('answers _service { sdl } without a token with the committed subgraph.graphql', async ({ gateway, upstream }) => {
     const answer = await gateway.graphql('{ _service { sdl } }');
     expect(answer.body).toEqual({ data: { _service: { sdl: SUBGRAPH_SDL.replace(/\n$/, '') } } });

@@ -37,6 +37,23 @@ function streamed(gateway: TestGateway, query: string, headers: Record<string, s
 const sentUpstream = (requests: Array<{ method: string; path: string; query: Record<string, string> }>) =>
   requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`);
 
+describe('@defer and @stream refused while validating', () => {
+  it('reports the bounds of initialCount before Yoga’s own rules for the directives, as the errors of one document', async ({
+    gateway,
+    upstream,
+  }) => {
+    const answer = await gateway.graphql('{ apiKeys(first: 1) @stream(initialCount: -1) { nodes { id } } }', { headers: AUTH });
+    expect([answer.status, answer.body.errors?.map(({ message }) => message)]).toEqual([
+      400,
+      [
+        'The initialCount of @stream must be 0 to 100, the longest list a field answers.',
+        'Stream directive cannot be used on non-list field "apiKeys" on type "Query".',
+      ],
+    ]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
 describe('apiKeys under @stream', () => {
   it('merges into exactly the unstreamed answer, from exactly the same upstream calls', async ({ gateway, upstream }) => {
     const plain = await gateway.graphql(PLAIN, { headers: AUTH });
@@ -202,7 +219,7 @@ describe('apiKeys under @stream', () => {
         {
           'access-control-allow-methods': 'GET, POST',
           'access-control-allow-origin': ORIGIN,
-          'access-control-expose-headers': 'x-request-id, Retry-After',
+          'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing',
           'access-control-max-age': '600',
           'cache-control': 'private, no-store',
           'content-type': accept === 'multipart/mixed' ? 'multipart/mixed; boundary="-"' : 'text/event-stream',

@@ -333,6 +333,7 @@ describe('headers both ways', () => {
     expect(answer.headers.get('access-control-expose-headers')?.split(', ')).toEqual([
       'x-request-id',
       'Retry-After',
+      'Server-Timing',
       ...RETURNED.filter((name) => name !== 'retry-after'),
     ]);
   });

@@ -91,7 +91,7 @@ export async function sendForBytes(
   return { status: response.status, headers, bytes };
 }
 
-/** Any request, read whole into an FetchedAnswer. */
+/** Any request, read whole into a FetchedAnswer. */
 export async function send(yoga: Fetches, url: string, init: RequestInit = {}): Promise<FetchedAnswer> {
   const { status, headers, bytes } = await sendForBytes(yoga, url, init);
   const text = bytes.toString('utf8');
