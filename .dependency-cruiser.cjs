@@ -28,6 +28,13 @@ module.exports = {
       to: { path: '^src/' },
     },
     {
+      name: 'field-usage-imports-nothing-of-the-gateway',
+      severity: 'error',
+      comment: 'How a use of the schema is named is shared by the usage counter (observability), plugins and the scripts: it knows none of them.',
+      from: { path: '^src/field-usage\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
       name: 'http-readings-import-nothing-of-the-gateway',
       comment: 'How a header is read is HTTP alone: plugins and servers share it, it knows none of them.',
       severity: 'error',

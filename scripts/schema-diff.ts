@@ -4,10 +4,10 @@
  * (HEAD unless `--base-ref <rev>`, e.g. origin/main) or a file (`--base <path>`).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
+import { type Change, CriticalityLevel, DiffRule } from '@graphql-inspector/core';
 import { buildSchema, printSchema } from 'graphql';
+import { codeSchema, InputError, readInput, schemaChanges } from './schema-changes.js';
 
 export interface SchemaReport {
   breaking: Change[];
@@ -20,7 +20,7 @@ export interface SchemaReport {
  * the notice clients needed (see the breaking-change policy in docs/schema.md).
  */
 export async function compareSchemas(baseSdl: string, currentSdl: string): Promise<SchemaReport> {
-  const changes = await diff(buildSchema(baseSdl), buildSchema(currentSdl), [DiffRule.suppressRemovalOfDeprecatedField]);
+  const changes = await schemaChanges(buildSchema(baseSdl), buildSchema(currentSdl), [DiffRule.suppressRemovalOfDeprecatedField]);
   const at = (level: CriticalityLevel) => changes.filter((change) => change.criticality.level === level);
   return { breaking: at(CriticalityLevel.Breaking), dangerous: at(CriticalityLevel.Dangerous), safe: at(CriticalityLevel.NonBreaking) };
 }
@@ -51,15 +51,12 @@ async function main(): Promise<void> {
   const base = file ?? `${ref}:schema.graphql`;
   let baseSdl: string;
   try {
-    baseSdl = file
-      ? readFileSync(file, 'utf8')
-      : execFileSync('git', ['show', base], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch {
-    console.error(`schema:diff cannot read the baseline ${base}.`);
+    baseSdl = file ? readInput(file) : execFileSync('git', ['show', base], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    console.error(error instanceof InputError ? `schema:diff: ${error.message}` : `schema:diff cannot read the baseline ${base}.`);
     process.exit(2);
   }
-  const { schema } = await import('../src/schema/index.js');
-  const report = await compareSchemas(baseSdl, printSchema(schema));
+  const report = await compareSchemas(baseSdl, printSchema(await codeSchema()));
   console.log(formatReport(report, base));
   if (report.breaking.length > 0) {
     console.error('\nBreaking changes found: follow the breaking-change policy in docs/schema.md (deprecate first, remove later).');

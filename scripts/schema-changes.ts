@@ -1,0 +1,86 @@
+/**
+ * What the schema scripts share: reading their files, failing with exit 2 on one they cannot use,
+ * a schema from a file or from the code, and @graphql-inspector/core's list of the changes
+ * between two schemas (`npm run schema:diff`, `npm run schema:breaking`), each at the schema
+ * coordinate it changes.
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { type Change, diff, type Rule } from '@graphql-inspector/core';
+import { buildSchema, type GraphQLSchema, printSchema, validateSchema } from 'graphql';
+import { argumentCoordinate, directiveCoordinate, fieldCoordinate } from '../src/field-usage.js';
+
+/** A file the command cannot use: it exits 2 with the file and the reason. */
+export class InputError extends Error {}
+
+/** A file's text; a file that cannot be read names its system error code, never its content. */
+export function readInput(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+  }
+}
+
+/** A JSON file's value; a file that is not JSON says so, without JSON.parse's message, which quotes the file. */
+export function readJson(file: string): unknown {
+  const text = readInput(file);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InputError(`${file}: not JSON.`);
+  }
+}
+
+/** What a command does, as its exit code and what it prints, so that tests run it in process. */
+export interface CommandResult {
+  code: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command` with the process' arguments when `module` is the script node started. */
+export async function runAsScript(module: string, command: (argv: string[]) => Promise<CommandResult>): Promise<void> {
+  if (module !== pathToFileURL(process.argv[1] ?? '').href) return;
+  const { code, stdout, stderr } = await command(process.argv.slice(2));
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
+  process.exitCode = code;
+}
+
+/** A schema from an SDL file, checked as a server would check it. */
+export function readSchema(file: string): GraphQLSchema {
+  const sdl = readInput(file);
+  let schema: GraphQLSchema;
+  try {
+    schema = buildSchema(sdl);
+  } catch (error) {
+    throw new InputError(`${file}: not a GraphQL schema (${(error as Error).message.split('\n')[0]}).`);
+  }
+  const [invalid] = validateSchema(schema);
+  if (invalid) throw new InputError(`${file}: not a valid GraphQL schema (${invalid.message.split('\n')[0]}).`);
+  return schema;
+}
+
+/** The schema the code builds now, as SDL, so that it compares with a file the way schema.graphql would. */
+export async function codeSchema(): Promise<GraphQLSchema> {
+  const { schema } = await import('../src/schema/index.js');
+  return buildSchema(printSchema(schema));
+}
+
+export const schemaChanges = (base: GraphQLSchema, next: GraphQLSchema, rules: Rule[] = []): Promise<Change[]> => diff(base, next, rules);
+
+/**
+ * The schema coordinate a change is at: inspector's path (`Type.field.argument`, `@directive.argument`)
+ * in the spec's syntax. Changes to the schema definition itself have no path and no coordinate.
+ */
+export function changeCoordinate(change: Change): string | undefined {
+  if (!change.path) return undefined;
+  const [first, second, third] = change.path.split('.') as [string, string | undefined, string | undefined];
+  if (first === '') return undefined;
+  if (first.startsWith('@')) return directiveCoordinate(first.slice(1), second);
+  // A directive used on an element (`Type.@key`, `Type.field.@deprecated`) is a change of that element.
+  if (second === undefined || second.startsWith('@')) return first;
+  if (third === undefined || third.startsWith('@')) return fieldCoordinate(first, second);
+  return argumentCoordinate(first, second, third);
+}
