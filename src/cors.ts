@@ -1,6 +1,7 @@
 import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
 import type { Settings } from './config/settings.js';
+import { NOTICE_HEADERS } from './http/merged-headers.js';
 
 /** Answer headers a page may read: its request id, how long to wait after a 429 or 503, and what its upstream calls took (X-Debug-Upstream). */
 const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing'];
@@ -36,8 +37,10 @@ type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'ret
  * `Vary` whole.
  */
 export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }: CorsSettings): CorsPolicy {
-  // A page reads the headers the REST API returns through the gateway only once they are exposed.
-  const exposedHeaders = [...CORS_EXPOSED_HEADERS, ...returnHeaders.filter((name) => name !== 'retry-after')];
+  // A page reads the headers the REST API returns through the gateway, and its deprecation notices, only once they are exposed.
+  const exposedHeaders = [
+    ...new Set([...CORS_EXPOSED_HEADERS, ...NOTICE_HEADERS, ...returnHeaders.filter((name) => name !== 'retry-after')]),
+  ];
   const any = corsOrigins.includes(ANY_ORIGIN);
   const exact = new Set(corsOrigins);
   const patterns = corsOrigins.map(subdomainMatcher).filter((match) => match !== undefined);

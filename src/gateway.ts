@@ -18,6 +18,7 @@ import { useContentNegotiation } from './plugins/use-content-negotiation.js';
 import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
+import { useFieldUsage } from './plugins/use-field-usage.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
@@ -210,6 +211,8 @@ function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginS
     settings.federation ? undefined : useIncrementalDelivery(),
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
     useUpstreamBudget(),
+    // onExecute, after useOperationRecords' (the operation's type) and after the budget: an operation refused runs nothing to count.
+    useFieldUsage(),
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
     tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
     // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.

@@ -33,6 +33,19 @@ const MERGES: Readonly<
   link: (values) => linkUnion(values),
 };
 
+/** The headers by which an answer tells of deprecations: the REST API's own and those the gateway gives of deprecated schema elements. */
+export const NOTICE_HEADERS = ['deprecation', 'sunset', 'link'] as const;
+
+/**
+ * `headers` with the deprecation notices of `notices` merged in (`NOTICE_HEADERS`, by `MERGES`):
+ * the gateway's own notices, which go out whatever RETURN_HEADERS lists, met with the REST API's
+ * of the same name. Kept apart from the merge of the REST API's headers, where a source without
+ * `Cache-Control` would make the answer `no-store`.
+ */
+export function withNotices(headers: Readonly<Record<string, string>>, notices: readonly ReceivedHeaders[]): Record<string, string> {
+  return notices.length === 0 ? { ...headers } : { ...headers, ...mergedHeaders([headers, ...notices], NOTICE_HEADERS) };
+}
+
 /**
  * The `names` headers (lower case) of one answer made of several upstream answers (`sources`, in
  * the order the calls were made), each one value merged by its meaning (`MERGES`): the least of

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../errors.js';
+import { FIELD_USAGE_METRIC } from '../field-usage.js';
 import type { BreakerState } from '../upstream/breaker.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import { reportToPrimary } from './cluster-metrics.js';
@@ -96,6 +97,14 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     'Client headers of FORWARD_HEADERS not sent upstream, their value unsendable (a control character, over 1 KiB), by header.',
     ['header'],
   );
+  // Bounded by the schema's coordinates and the client-name rule: every coordinate × 20 named clients, `other` and `none` at most.
+  const fieldUsage = counter(registry, FIELD_USAGE_METRIC.name, FIELD_USAGE_METRIC.help, FIELD_USAGE_METRIC.labelNames);
+  const deprecatedUsage = counter(
+    registry,
+    'gateway_graphql_deprecated_requests_total',
+    'GraphQL operations that used each deprecated schema coordinate, by client: who still uses what will go.',
+    ['coordinate', 'client'],
+  );
   const { operationName, clientLabels } = boundedRequestLabels(options);
   return (summary) => {
     const operation_name = operationName(summary);
@@ -106,6 +115,12 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
     // The names are FORWARD_HEADERS' own: bounded by the setting.
     for (const header of summary.droppedHeaders ?? []) droppedHeaders.inc({ header });
+    // Only what ran for a token the REST API accepted: calls without one, or with a forged one, cannot make a field look used.
+    if (summary.coordinates && acceptedByUpstream(summary.upstreamStatuses)) {
+      const client = clientLabels(summary).client_name;
+      for (const coordinate of summary.coordinates) fieldUsage.inc({ coordinate, client });
+      for (const coordinate of summary.deprecated ?? []) deprecatedUsage.inc({ coordinate, client });
+    }
   };
 }
 

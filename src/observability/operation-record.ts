@@ -8,6 +8,15 @@ import type { ClientIdentity } from './client-identity.js';
 /** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass';
 
+/** A deprecated element an operation used: its schema coordinate, and its deprecation as declared (src/schema/deprecation.ts). */
+export interface DeprecationUse {
+  coordinate: string;
+  reason: string;
+  since: string | undefined;
+  sunset: string | undefined;
+  link: string | undefined;
+}
+
 /** What the operations of one HTTP request share, a batch's every one. */
 export interface RequestScope {
   /** Its upstream calls, time and answer bytes (MAX_UPSTREAM_CALLS, REQUEST_DEADLINE_MS, UPSTREAM_MAX_BYTES), made by its first Caller. */
@@ -71,6 +80,12 @@ export class OperationRecord {
   parsed: { document: DocumentNode; text: string } | undefined;
   /** A persisted query it registers once its document is valid (useAutomaticPersistedQueries). */
   registration: { hash: string; text: string } | undefined;
+  /** The schema coordinates it used, once it ran: what it selected and passed, and what its variables sent (useFieldUsage). */
+  coordinates: readonly string[] | undefined;
+  /** The deprecated elements it used (useFieldUsage). */
+  deprecations: readonly DeprecationUse[] | undefined;
+  /** Headers the gateway itself gives its answer: `Deprecation`, `Sunset` and `Link` of what it used that is deprecated (useFieldUsage). */
+  noticeHeaders: Readonly<Record<string, string>> | undefined;
   /** Its trace span, while tracing is on (useTracing). */
   span: Span | undefined;
   /** The client's headers its upstream calls send on (FORWARD_HEADERS), and those dropped as unsendable (useUpstreamHeaders). */

@@ -50,6 +50,10 @@ export interface RequestSummary {
   errorCodes: string[];
   /** Client headers of FORWARD_HEADERS not sent upstream, their values unsendable (a control character, over 1 KiB); absent when none. */
   droppedHeaders?: readonly string[];
+  /** The schema coordinates the operation used, once it ran; absent otherwise. */
+  coordinates?: readonly string[];
+  /** The deprecated ones among them; absent when none. */
+  deprecated?: readonly string[];
 }
 
 /** What the log line and the metrics learn of an operation from its record, once its response (its last part, for an answer in parts) is out with `status`. */
@@ -75,6 +79,8 @@ export function summaryOf(record: OperationRecord, status: number, durationMs: n
     outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
     errorCodes: record.errorCodes,
     ...(record.forwardedHeaders?.dropped.length ? { droppedHeaders: record.forwardedHeaders.dropped } : {}),
+    ...(record.coordinates ? { coordinates: record.coordinates } : {}),
+    ...(record.deprecations ? { deprecated: record.deprecations.map(({ coordinate }) => coordinate) } : {}),
   };
 }
 

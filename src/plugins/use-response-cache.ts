@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { mergedHeaders } from '../http/merged-headers.js';
+import { mergedHeaders, NOTICE_HEADERS, withNotices } from '../http/merged-headers.js';
 import { recordOf } from '../observability/operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { ResponseCache } from '../state/response-cache.js';
@@ -16,7 +16,7 @@ export interface ResponseCacheOptions {
 }
 
 /** Headers that describe an answer rather than the moment of its call (as a rate limit's do): a hit gives them back. */
-const REPLAYED_HEADERS = ['cache-control', 'deprecation', 'link', 'sunset'];
+const REPLAYED_HEADERS = ['cache-control', ...NOTICE_HEADERS];
 
 /**
  * A per-caller read cache in front of the whole pipeline. A query that the same caller (the hash of
@@ -81,13 +81,11 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
         !result.data
       )
         return;
-      const headers =
-        replayed.length > 0
-          ? mergedHeaders(
-              record.upstreamCalls.map((call) => call?.headers ?? {}),
-              replayed,
-            )
-          : {};
+      const upstream = mergedHeaders(
+        record.upstreamCalls.map((call) => call?.headers ?? {}),
+        replayed,
+      );
+      const headers = withNotices(upstream, record.noticeHeaders ? [record.noticeHeaders] : []);
       const answer = {
         body: JSON.stringify(result),
         operationName: record.operationName,

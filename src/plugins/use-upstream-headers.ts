@@ -2,7 +2,7 @@ import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { ForwardedHeader } from '../config/parsers.js';
 import { forwardedHeaders } from '../http/forwarded-headers.js';
-import { mergedHeaders, type ReceivedHeaders } from '../http/merged-headers.js';
+import { mergedHeaders, type ReceivedHeaders, withNotices } from '../http/merged-headers.js';
 import { type OperationRecord, recordOf, requestRecords } from '../observability/operation-record.js';
 import type { UpstreamCall } from '../upstream/client.js';
 
@@ -21,8 +21,9 @@ export interface UpstreamHeadersOptions {
  *   and counted (the request is served all the same).
  * - Returned: the listed headers of every upstream answer of the request, its batch's operations'
  *   and those a read cache hit replays, are merged into one line each by their meaning
- *   (`mergedHeaders`) and set on the response, never over a header it already has (the gateway's
- *   own, such as its RateLimit headers on a 429). An operation with an error, or a mutation, makes
+ *   (`mergedHeaders`), with the gateway's own notices of the records (`Deprecation`, `Sunset`,
+ *   `Link` of deprecated fields, useFieldUsage), and set on the response, never over a header it
+ *   already has (the gateway's own, such as its RateLimit headers on a 429). An operation with an error, or a mutation, makes
  *   the answer `no-store`, whatever the REST API said.
  * - An answer in parts carries the headers of the calls made before it went out; the later ones go,
  *   merged the same way, into the last part's `extensions.upstreamHeaders`.
@@ -49,10 +50,14 @@ export function useUpstreamHeaders({ forwardHeaders = [], returnHeaders = [] }: 
     },
     onResponse: ({ response, serverContext }) => {
       const records = requestRecords(serverContext);
-      if (returnHeaders.length === 0 || records.length === 0) return;
-      const sources: ReceivedHeaders[] = [];
-      for (const record of records) sources.push(...headersOf(record));
-      const merged = mergedHeaders(sources, returnHeaders);
+      // The gateway's own notices go out whatever RETURN_HEADERS lists: those of the operations that ran, and
+      // those a hit replays (stored only as they went out: the REST API's, as listed, with the gateway's).
+      const notices = records.flatMap((record) =>
+        [record.noticeHeaders, record.replayedHeaders].filter((headers) => headers !== undefined),
+      );
+      if ((returnHeaders.length === 0 && notices.length === 0) || records.length === 0) return;
+      const sources: ReceivedHeaders[] = records.flatMap(headersOf);
+      const merged = withNotices(mergedHeaders(sources, returnHeaders), notices);
       if (merged['cache-control'] !== undefined && records.some(mayNotBeKept)) merged['cache-control'] = 'private, no-store';
       for (const [name, value] of Object.entries(merged)) {
         if (!response.headers.has(name)) response.headers.set(name, value);

@@ -1,3 +1,6 @@
+import { type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
+import { argumentCoordinate, fieldCoordinate } from '../field-usage.js';
+
 /**
  * A deprecation, declared once in the schema code: what to use instead, the day the element may be
  * removed, and where the change is explained. `deprecated` turns it into the options Pothos takes;
@@ -8,6 +11,8 @@
 export interface Deprecation {
   /** What to use instead, as sentences ending in a period: "Use `displayName` instead." */
   reason: string;
+  /** The day (YYYY-MM-DD, UTC) it was deprecated: the date of the `Deprecation` header an operation that uses it gets (RFC 9745). */
+  since: string;
   /** The first day (YYYY-MM-DD, UTC) the element may be removed; `npm run schema:breaking` refuses its removal before then. */
   sunset: string;
   /** Where the change is explained: an absolute http(s) URL, for the `Link` header with `rel="deprecation"`. */
@@ -17,6 +22,8 @@ export interface Deprecation {
 /** A deprecation as read back from a schema: `sunset` is undefined for a plain `@deprecated` made without `deprecated`. */
 export interface DeprecationNotice {
   reason: string;
+  /** Undefined when read from SDL, which does not say it. */
+  since: string | undefined;
   sunset: string | undefined;
   link: string | undefined;
 }
@@ -34,19 +41,22 @@ const REASON_TEXT = /^(?<reason>.+?)(?: See <(?<link>[^<>\s]+)>\.)? Sunset: (?<s
  * is not built.
  */
 export function deprecated(deprecation: Deprecation): { deprecationReason: string; extensions: Record<string, Deprecation> } {
-  const { reason, sunset, link } = deprecation;
+  const { reason, since, sunset, link } = deprecation;
   if (!/^\S.*\.$/s.test(reason) || /\bSunset:|\bSee </.test(reason)) {
     throw new Error(
       `A deprecation reason is one or more sentences ending in a period, without "Sunset:" or "See <": ${JSON.stringify(reason)}`,
     );
   }
   if (!isCalendarDay(sunset)) throw new Error(`A deprecation's sunset is a day written YYYY-MM-DD: ${JSON.stringify(sunset)}`);
+  if (!isCalendarDay(since) || since > sunset) {
+    throw new Error(`A deprecation's since is a day written YYYY-MM-DD, not after its sunset: ${JSON.stringify(since)}`);
+  }
   if (link !== undefined && !isDocumentLink(link))
     throw new Error(`A deprecation's link is an absolute http(s) URL: ${JSON.stringify(link)}`);
   const seeAlso = link === undefined ? '' : ` See <${link}>.`;
   return {
     deprecationReason: `${reason}${seeAlso} Sunset: ${sunset}.`,
-    extensions: { [DEPRECATION_EXTENSION]: link === undefined ? { reason, sunset } : { reason, sunset, link } },
+    extensions: { [DEPRECATION_EXTENSION]: link === undefined ? { reason, since, sunset } : { reason, since, sunset, link } },
   };
 }
 
@@ -63,7 +73,7 @@ export function deprecationOf(element: {
 }): DeprecationNotice | undefined {
   if (element.deprecationReason == null) return undefined;
   const declared = element.extensions?.[DEPRECATION_EXTENSION] as Deprecation | undefined;
-  if (declared) return { reason: declared.reason, sunset: declared.sunset, link: declared.link };
+  if (declared) return { reason: declared.reason, since: declared.since, sunset: declared.sunset, link: declared.link };
   return parseDeprecationReason(element.deprecationReason);
 }
 
@@ -73,11 +83,11 @@ function parseDeprecationReason(text: string): DeprecationNotice {
   if (!parts) {
     if (/\bSunset:/.test(text))
       throw new Error(`The deprecation reason ${JSON.stringify(text)} names a sunset, but not as "Sunset: YYYY-MM-DD." at its end.`);
-    return { reason: text, sunset: undefined, link: undefined };
+    return { reason: text, since: undefined, sunset: undefined, link: undefined };
   }
   if (!isCalendarDay(parts.sunset!))
     throw new Error(`The deprecation reason ${JSON.stringify(text)} names a sunset day that does not exist.`);
-  return { reason: parts.reason!, sunset: parts.sunset, link: parts.link };
+  return { reason: parts.reason!, since: undefined, sunset: parts.sunset, link: parts.link };
 }
 
 function isCalendarDay(text: string): boolean {
@@ -93,4 +103,27 @@ function isDocumentLink(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The deprecated elements of a schema (fields, their arguments, input fields, enum values) by schema coordinate, with their deprecations. */
+export function schemaDeprecations(schema: GraphQLSchema): Map<string, DeprecationNotice> {
+  const found = new Map<string, DeprecationNotice>();
+  const note = (coordinate: string, element: Parameters<typeof deprecationOf>[0]) => {
+    const notice = deprecationOf(element);
+    if (notice) found.set(coordinate, notice);
+  };
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        note(fieldCoordinate(type.name, field.name), field);
+        for (const argument of field.args) note(argumentCoordinate(type.name, field.name, argument.name), argument);
+      }
+    } else if (isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) note(fieldCoordinate(type.name, field.name), field);
+    } else if (isEnumType(type)) {
+      for (const value of type.getValues()) note(fieldCoordinate(type.name, value.name), value);
+    }
+  }
+  return found;
 }

@@ -57,7 +57,7 @@ describe('a preflight', () => {
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
       'access-control-allow-headers': 'authorization,content-type,x-request-id',
-      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing',
+      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
       'access-control-max-age': '600',
     });
     // The answer depends on the headers asked for as well as on the origin: a cache must tell both apart.
@@ -205,7 +205,7 @@ describe('answers written before Yoga', () => {
     expect(answer.status).toBe(413);
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
-      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing',
+      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
     });
     expect([answer.headers.vary, answer.headers['x-content-type-options']]).toEqual(['Origin', 'nosniff']);
     expect(JSON.parse(answer.body.toString())).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });

@@ -120,7 +120,14 @@ describe("a fleet's load, in production", () => {
     expect(clients.filter((line) => !line.includes('client_version="other"'))).toHaveLength(MAX_CLIENT_LABELS);
     expect(clients.length).toBeLessThanOrEqual(2 * MAX_CLIENT_LABELS);
     expect(clients.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(10_000);
-    expect(graphql.length).toBe(100 + 100 * 14 + clients.length);
+    // The four coordinates every operation used, for each listed app.
+    const usage = graphql.filter((line) => line.startsWith('gateway_graphql_field_requests_total{'));
+    expect(new Set(usage.map((line) => line.match(/coordinate="([^"]+)"/)![1]))).toEqual(
+      new Set(['Query.apiKeys', 'Query.apiKeys(first:)', 'ApiKeyConnection.nodes', 'ApiKey.id']),
+    );
+    expect(usage).toHaveLength(4 * 20);
+    expect(usage.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(4 * 10_000);
+    expect(graphql.length).toBe(100 + 100 * 14 + clients.length + usage.length);
     // Was 8.4 MB in 54,245 lines; the process metrics add about 10 KB.
     expect(text.length).toBeLessThan(192 * 1024);
   });

@@ -43,10 +43,14 @@ function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
   };
 }
 
-/** Reports calls with these statuses to `record`, as a Caller does; an undefined status is a call still in flight. */
-export function recordCalls(record: OperationRecord | undefined, statuses: ReadonlyArray<number | undefined>): void {
+/** Reports calls with these statuses (and `fields`) to `record`, as a Caller does; an undefined status is a call still in flight. */
+export function recordCalls(
+  record: OperationRecord | undefined,
+  statuses: ReadonlyArray<number | undefined>,
+  fields: Partial<UpstreamCall> = {},
+): void {
   for (const status of statuses) {
     const report = record?.callSent();
-    if (status !== undefined) report?.(upstreamCall({ status }));
+    if (status !== undefined) report?.(upstreamCall({ ...fields, status }));
   }
 }

@@ -1,10 +1,16 @@
 import SchemaBuilder from '@pothos/core';
 import { buildSchema, type GraphQLEnumType, type GraphQLObjectType, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { type Deprecation, deprecated, deprecationOf } from '../../src/schema/deprecation.js';
+import { type Deprecation, deprecated, deprecationOf, schemaDeprecations } from '../../src/schema/deprecation.js';
+import { schema } from '../../src/schema/index.js';
 
-const LABEL: Deprecation = { reason: 'Use `name` instead.', sunset: '2027-03-31', link: 'https://docs.example.com/schema#labels' };
-const GUEST: Deprecation = { reason: 'Use VIEWER instead.', sunset: '2027-06-30' };
+const LABEL: Deprecation = {
+  reason: 'Use `name` instead.',
+  since: '2026-09-30',
+  sunset: '2027-03-31',
+  link: 'https://docs.example.com/schema#labels',
+};
+const GUEST: Deprecation = { reason: 'Use VIEWER instead.', since: '2026-12-31', sunset: '2027-06-30' };
 
 /** A schema with one deprecated field and one deprecated enum value, declared as the schema code declares them. */
 function deprecatingSchema() {
@@ -38,18 +44,25 @@ enum Role {
 }`);
   });
 
-  it('is read back the same from the built schema (extensions) and from its SDL (the reason)', () => {
+  it('is read back the same from the built schema (extensions) and from its SDL (the reason), which does not say since when', () => {
     const fromSdl = buildSchema(printSchema(schema));
     const label = (s: typeof schema) => (s.getType('Query') as GraphQLObjectType).getFields().label!;
     const guest = (s: typeof schema) => (s.getType('Role') as GraphQLEnumType).getValue('GUEST')!;
     const viewer = (s: typeof schema) => (s.getType('Role') as GraphQLEnumType).getValue('VIEWER')!;
     for (const built of [schema, fromSdl]) {
+      const since = (day: string) => (built === schema ? day : undefined);
       expect(deprecationOf(label(built))).toEqual({
         reason: 'Use `name` instead.',
+        since: since('2026-09-30'),
         sunset: '2027-03-31',
         link: 'https://docs.example.com/schema#labels',
       });
-      expect(deprecationOf(guest(built))).toEqual({ reason: 'Use VIEWER instead.', sunset: '2027-06-30', link: undefined });
+      expect(deprecationOf(guest(built))).toEqual({
+        reason: 'Use VIEWER instead.',
+        since: since('2026-12-31'),
+        sunset: '2027-06-30',
+        link: undefined,
+      });
       expect(deprecationOf(viewer(built))).toBeUndefined();
     }
     expect(label(schema).extensions.deprecation).toEqual(LABEL);
@@ -64,17 +77,22 @@ enum Role {
         return (error as Error).message;
       }
     };
-    expect(refusal({ reason: 'Use name instead', sunset: '2027-03-31' })).toBe(
+    expect(refusal({ reason: 'Use name instead', since: '2026-09-30', sunset: '2027-03-31' })).toBe(
       'A deprecation reason is one or more sentences ending in a period, without "Sunset:" or "See <": "Use name instead"',
     );
-    expect(refusal({ reason: 'Gone. Sunset: soon.', sunset: '2027-03-31' })).toMatch(/^A deprecation reason is one or more sentences/);
-    expect(refusal({ reason: 'Use name instead.', sunset: '2027-02-30' })).toBe(
+    expect(refusal({ reason: 'Gone. Sunset: soon.', since: '2026-09-30', sunset: '2027-03-31' })).toMatch(
+      /^A deprecation reason is one or more sentences/,
+    );
+    expect(refusal({ reason: 'Use name instead.', since: '2026-09-30', sunset: '2027-02-30' })).toBe(
       'A deprecation\'s sunset is a day written YYYY-MM-DD: "2027-02-30"',
     );
-    expect(refusal({ reason: 'Use name instead.', sunset: '31.03.2027' })).toBe(
+    expect(refusal({ reason: 'Use name instead.', since: '2026-09-30', sunset: '31.03.2027' })).toBe(
       'A deprecation\'s sunset is a day written YYYY-MM-DD: "31.03.2027"',
     );
-    expect(refusal({ reason: 'Use name instead.', sunset: '2027-03-31', link: 'docs/schema.md' })).toBe(
+    expect(refusal({ reason: 'Use name instead.', since: '2027-04-01', sunset: '2027-03-31' })).toBe(
+      'A deprecation\'s since is a day written YYYY-MM-DD, not after its sunset: "2027-04-01"',
+    );
+    expect(refusal({ reason: 'Use name instead.', since: '2026-09-30', sunset: '2027-03-31', link: 'docs/schema.md' })).toBe(
       'A deprecation\'s link is an absolute http(s) URL: "docs/schema.md"',
     );
   });
@@ -84,6 +102,7 @@ describe('deprecationOf', () => {
   it('reads a plain @deprecated as a deprecation without a sunset, and refuses a sunset it cannot read', () => {
     expect(deprecationOf({ deprecationReason: 'Use name instead.' })).toEqual({
       reason: 'Use name instead.',
+      since: undefined,
       sunset: undefined,
       link: undefined,
     });
@@ -94,5 +113,28 @@ describe('deprecationOf', () => {
     expect(() => deprecationOf({ deprecationReason: 'Use name instead. Sunset: 2027-02-30.' })).toThrow(
       'The deprecation reason "Use name instead. Sunset: 2027-02-30." names a sunset day that does not exist.',
     );
+  });
+});
+
+describe('schemaDeprecations', () => {
+  it('finds every deprecated field, argument, input field and enum value by its coordinate', () => {
+    const sdl = buildSchema(`
+      type Query { old(arg: String @deprecated(reason: "No longer read.")): String @deprecated(reason: "Use new. Sunset: 2027-03-31.") new(input: In): E }
+      input In { gone: String @deprecated(reason: "Ignored.") kept: String }
+      enum E { A B @deprecated(reason: "Use A.") }
+    `);
+    expect(
+      Object.fromEntries([...schemaDeprecations(sdl)].map(([coordinate, { reason, sunset }]) => [coordinate, { reason, sunset }])),
+    ).toEqual({
+      'Query.old': { reason: 'Use new.', sunset: '2027-03-31' },
+      'Query.old(arg:)': { reason: 'No longer read.', sunset: undefined },
+      'In.gone': { reason: 'Ignored.', sunset: undefined },
+      'E.B': { reason: 'Use A.', sunset: undefined },
+    });
+  });
+
+  it('finds in the gateway’s schema only deprecations declared with `deprecated`, each with its dates', () => {
+    const undated = [...schemaDeprecations(schema)].filter(([, notice]) => notice.since === undefined || notice.sunset === undefined);
+    expect(undated).toEqual([]);
   });
 });
