@@ -147,6 +147,26 @@ export const SETTINGS = {
     doc: 'Time a client has to send a whole request, body included; a slow body is answered 408.',
     section: 'server',
   }),
+  // As long as a client has to send its request (REQUEST_TIMEOUT_MS). Any byte taken restarts it,
+  // so a client reading at any usable pace never meets it (docs/security.md, section "Clients that do not read").
+  sendTimeoutMs: setting({
+    env: 'SEND_TIMEOUT_MS',
+    parse: milliseconds(100, 600_000),
+    default: 30_000,
+    doc: 'How long an answer’s bytes may wait for a client that takes none of them; checked once per period, so past one to two of them the connection is reset, counted in `gateway_http_connections_closed_total`.',
+    section: 'server',
+  }),
+  // The gateway's answers are tens of kilobytes (15 KB for apiKeys(first: 100) with every field):
+  // room for dozens a client pipelines, while one that reads nothing holds at most this beyond the
+  // answer being written. At least 64 KiB, clear of Node's 16 KiB high-water mark, which the writes
+  // of a stream may reach before they wait for the client.
+  maxUnreadBytes: setting({
+    env: 'MAX_UNREAD_BYTES',
+    parse: bytes(64 * 1024, 1024 * 1024 * 1024),
+    default: 1024 * 1024,
+    doc: 'Bytes of answers a connection may hold that its client has not taken; a write that finds more waiting resets the connection, counted in `gateway_http_connections_closed_total`. One answer is always written whole.',
+    section: 'server',
+  }),
   maxConnections: setting({
     env: 'MAX_CONNECTIONS',
     parse: wholeNumber(1, 1_000_000),

@@ -21,11 +21,17 @@ export interface MetricsOptions {
   clientNames?: readonly string[] | undefined;
 }
 
+/** Why a server of the gateway closed a client's connection over its answers (src/server/bounded-server.ts). */
+export const CONNECTION_CLOSE_REASONS = ['send_timeout', 'unread_bytes'] as const;
+export type ConnectionCloseReason = (typeof CONNECTION_CLOSE_REASONS)[number];
+
 export interface Metrics {
   registry: Registry;
   observeRequest(summary: RequestSummary): void;
   /** For the UpstreamClient's `onCall`. */
   observeUpstreamCall(call: UpstreamCall): void;
+  /** For the servers' `boundedServer`. */
+  observeConnectionClosed(reason: ConnectionCloseReason): void;
 }
 
 /** What the metrics read of the upstream client at scrape time. */
@@ -46,7 +52,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // Lag sampled every 100 ms, not every 10: the default timer woke an idle gateway a hundred times a second.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   if (cluster.isWorker) reportToPrimary(registry);
-  return { registry, observeRequest: requestMetrics(registry, options), observeUpstreamCall: upstreamCallMetrics(registry) };
+  return {
+    registry,
+    observeRequest: requestMetrics(registry, options),
+    observeUpstreamCall: upstreamCallMetrics(registry),
+    observeConnectionClosed: connectionMetrics(registry),
+  };
 }
 
 const counter = <L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) =>
@@ -143,6 +154,18 @@ function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall']
     calls.inc(values);
     callSeconds.observe(values, call.durationMs / 1000);
   };
+}
+
+/** Connections closed because their client did not take its answer, each reason shown from the start (0), so that a rate of it exists. */
+function connectionMetrics(registry: Registry): Metrics['observeConnectionClosed'] {
+  const closed = counter(
+    registry,
+    'gateway_http_connections_closed_total',
+    'Client connections closed because the client did not take its answer: send_timeout (SEND_TIMEOUT_MS), unread_bytes (MAX_UNREAD_BYTES).',
+    ['reason'],
+  );
+  for (const reason of CONNECTION_CLOSE_REASONS) closed.inc({ reason }, 0);
+  return (reason) => closed.inc({ reason });
 }
 
 /**

@@ -24,7 +24,10 @@ import { boundedServer } from './bounded-server.js';
  *
  * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
-export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga'>, settings: SectionSettings<'server'>): Server {
+export function createHttpServer(
+  gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga' | 'metrics'>,
+  settings: SectionSettings<'server'>,
+): Server {
   const { maxBodyBytes } = settings;
   const handler: RequestListener = gateway.yoga;
   // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
@@ -70,7 +73,7 @@ export function createHttpServer(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeY
       () => res.destroy(),
     );
   };
-  const server = boundedServer(settings, (req, res) => serve(req, res, performance.now()));
+  const server = boundedServer(settings, gateway.metrics.observeConnectionClosed, (req, res) => serve(req, res, performance.now()));
   // Without this listener Node sends `100 Continue` itself, inviting a body that will be refused.
   server.on('checkContinue', (req, res) => {
     const arrived = performance.now();

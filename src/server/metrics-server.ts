@@ -13,7 +13,7 @@ import { boundedServer } from './bounded-server.js';
  * policy may be missing, and a scraper needs neither long-held sockets nor thousands of them.
  */
 export function createMetricsServer(metrics: Metrics, settings: SectionSettings<'server'>): Server {
-  return boundedServer(settings, (req, res) => {
+  return boundedServer(settings, metrics.observeConnectionClosed, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://metrics').pathname;
     if (path !== '/metrics') return void res.writeHead(404).end();
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();

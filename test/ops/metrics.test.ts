@@ -40,7 +40,7 @@ describe('GET /metrics', () => {
     text = await response.text();
   });
 
-  it('counts GraphQL requests and upstream calls by their labels, and reads the pool and circuit', () => {
+  it('counts GraphQL requests and upstream calls by their labels, shows each reason for closing a connection, and reads the pool and circuit', () => {
     expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const samples = gatewaySamples(text).map((line) => line.replace(/_sum(\{.*\}) [\d.e-]+$/, '_sum$1 <seconds>'));
     expect(samples).toEqual([
@@ -74,6 +74,8 @@ describe('GET /metrics', () => {
       'gateway_upstream_request_duration_seconds_count{method="GET",route="/api_keys",status_class="2xx"} 2',
       'gateway_upstream_request_duration_seconds_sum{method="PATCH",route="/categories/:id",status_class="4xx"} <seconds>',
       'gateway_upstream_request_duration_seconds_count{method="PATCH",route="/categories/:id",status_class="4xx"} 1',
+      'gateway_http_connections_closed_total{reason="send_timeout"} 0',
+      'gateway_http_connections_closed_total{reason="unread_bytes"} 0',
       'gateway_upstream_open_connections 1',
       'gateway_upstream_pending_requests 0',
       'gateway_upstream_circuit_state 0',
