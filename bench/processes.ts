@@ -1,0 +1,147 @@
+// The processes `npm run bench` starts, each of its own on 127.0.0.1 and compiled to JavaScript as
+// production runs it: two upstreams (one answering at once, one 20 ms late), a floor and a gateway
+// on each, the gateways of the shared-state rows, the compared gateway (--compare), a Redis of the
+// run's own where redis-server is installed, the load generator, and the peer.
+
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type RedisServer, startRedis } from '../test/support/redis-server.js';
+import { preparePeer, startPeer } from './peer.js';
+import { forkServer, type ServerProcess } from './servers.js';
+
+/** How late the slow upstream answers. */
+export const UPSTREAM_LATENCY_MS = 20;
+
+interface ProcessOptions {
+  /** The Node binary every server runs on (--node). */
+  node: string;
+  /** Extra Node flags for the gateway processes (--gateway-flags). */
+  gatewayFlags: string;
+  /** The folder of the gateways' V8 CPU profiles (--profile). */
+  profile?: string;
+  /** The folder of the gateways' sampled allocation profiles (--allocations). */
+  allocations?: string;
+  /** Another build of the gateway, its Node flags and its Node binary (--compare, --compare-flags, --compare-node). */
+  compare?: { build: string; flags: string; node?: string };
+}
+
+export interface Servers {
+  upstream: ServerProcess;
+  /** The upstream answering UPSTREAM_LATENCY_MS late, with 100 keys. */
+  slowUpstream: ServerProcess;
+  floor: ServerProcess;
+  slowFloor: ServerProcess;
+  gateway: ServerProcess;
+  slowGateway: ServerProcess;
+  comparedGateway?: ServerProcess;
+  /** The shared state's gateways: the read cache in process and in Redis, the rate limit off and in Redis. */
+  cachingGateway: ServerProcess;
+  unlimitedGateway: ServerProcess;
+  redisCachingGateway?: ServerProcess;
+  redisLimitingGateway?: ServerProcess;
+  /** The load generator (bench/load.ts). */
+  loader: ChildProcess;
+  /** Absent where redis-server is not installed. */
+  redis?: RedisServer;
+}
+
+/** Every process the run forks, so that all can be let go at the end or on Ctrl-C, even before they listen. */
+const children: ChildProcess[] = [];
+
+/** Lets every process go: each exits once its IPC channel closes. */
+export function stopAll(): void {
+  for (const child of children) if (child.connected) child.disconnect();
+}
+
+/** Starts every server, the load generator and Redis, in the order (and the parallel groups) a run has always used. */
+export async function startServers(options: ProcessOptions): Promise<Servers> {
+  process.once('SIGINT', () => {
+    stopAll();
+    process.exit(130);
+  });
+  const start = (name: string, file: string | URL, env: Record<string, string> = {}, gatewayFlags?: string, execPath = options.node) => {
+    const isGateway = gatewayFlags !== undefined;
+    return forkServer(name, file, {
+      execPath,
+      execArgv: [
+        ...(isGateway && options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : []),
+        ...(gatewayFlags ? gatewayFlags.split(' ') : []),
+      ],
+      env: { ...env, ...(isGateway && options.allocations ? { BENCH_ALLOCATIONS: resolve(options.allocations) } : {}) },
+      track: children,
+    });
+  };
+
+  const [upstream, slowUpstream] = await Promise.all([
+    start('upstream', './upstream.js'),
+    // 100 keys, so that apiKeys(first: 100) takes four pages for the incremental delivery timings.
+    start('upstream (20 ms)', './upstream.js', { LATENCY_MS: String(UPSTREAM_LATENCY_MS), API_KEYS: '100' }),
+  ]);
+  const loader = fork(new URL('./load.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(loader);
+  // A Redis of the run's own for the shared-state rows, where redis-server is installed.
+  const redis = await startRedis().catch(() => undefined);
+  const CACHED = { CACHE_TTL_MS: '3600000' };
+  const [floor, slowFloor, gateway, slowGateway, comparedGateway] = await Promise.all([
+    start('floor', './floor.js', { UPSTREAM_URL: upstreamUrl(upstream) }),
+    start('floor (20 ms)', './floor.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }),
+    start('gateway', './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream) }, options.gatewayFlags),
+    start('gateway (20 ms)', './gateway.js', { UPSTREAM_URL: upstreamUrl(slowUpstream) }, options.gatewayFlags),
+    options.compare
+      ? start(
+          'gateway (compared)',
+          pathToFileURL(resolve(options.compare.build, 'bench', 'gateway.js')),
+          { UPSTREAM_URL: upstreamUrl(upstream) },
+          options.compare.flags,
+          options.compare.node,
+        )
+      : undefined,
+  ]);
+
+  const gatewayWith = (name: string, env: Record<string, string>) =>
+    start(`gateway (${name})`, './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream), ...env }, options.gatewayFlags);
+  const [cachingGateway, unlimitedGateway] = await Promise.all([
+    gatewayWith('read cache', CACHED),
+    gatewayWith('no rate limit', { RATE_LIMIT_OPERATIONS: '0' }),
+  ]);
+  const [redisCachingGateway, redisLimitingGateway] = redis
+    ? await Promise.all([
+        gatewayWith('read cache in Redis', { ...CACHED, REDIS_URL: redis.url }),
+        gatewayWith('rate limit in Redis', { REDIS_URL: redis.url }),
+      ])
+    : [undefined, undefined];
+  return {
+    upstream,
+    slowUpstream,
+    floor,
+    slowFloor,
+    gateway,
+    slowGateway,
+    comparedGateway,
+    cachingGateway,
+    unlimitedGateway,
+    redisCachingGateway,
+    redisLimitingGateway,
+    loader,
+    redis,
+  };
+}
+
+const upstreamUrl = (upstream: ServerProcess) => `http://127.0.0.1:${upstream.port}/v2`;
+
+/** The peer (bench/peer.ts), serving the same upstream; or why it is left out. */
+export async function startPeerServer(
+  source: string,
+  upstream: ServerProcess,
+  node: string,
+): Promise<{ server: ServerProcess; query: string } | { note: string }> {
+  const prepared = preparePeer(source);
+  if ('skipped' in prepared) return { note: `Peer row skipped: ${prepared.skipped}.` };
+  const started = await startPeer(prepared.dir, upstreamUrl(upstream), node);
+  children.push(started.child);
+  return { server: { child: started.child, port: started.port, usage: async () => started.usage() }, query: prepared.query };
+}
+
+/** The Node version the servers run on, as `--version` prints it without the v. */
+export const nodeVersionOf = (node: string) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
