@@ -31,12 +31,14 @@ export interface Results {
   incremental: IncrementalTimings;
 }
 
-export const fixed = (n: number, digits = 0) => n.toFixed(digits);
+/** A figure to `digits` decimals, or — where there is none (a row that measured nothing, a peer's heap). */
+export const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 
 /** The table and the lines after it, without the targets. */
 export function reportLines(results: Results): string[] {
   const { summary, wireBytes, idle, bursts, incremental } = results;
   const s = (id: string) => summary.get(id)!;
+  const unmeasured = results.rows.filter(({ id }) => s(id).unmeasured !== undefined);
   const lines = [
     `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
     `Servers on Node ${results.serverVersion}. ${results.rounds} round(s) of ${results.durationSeconds} s per row, ${results.connections} connections, order alternating by round; medians (error counts are sums).`,
@@ -48,6 +50,9 @@ export function reportLines(results: Results): string[] {
       const bytes = wireBytes.get(row.id);
       return `| ${row.id} | ${row.what} | ${fixed(m.requestsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} | ${fixed(m.cpuMicrosPerRequest)} | ${fixed(m.peakRssMB)} | ${Number.isNaN(m.heapAtPeakMB) ? '—' : `${fixed(m.heapAtPeakMB)} / ${fixed(m.externalAtPeakMB)}`} | ${m.non2xx} | ${m.transportErrors + m.graphqlErrors} | ${bytes ?? ''} |`;
     }),
+    ...(unmeasured.length > 0
+      ? ['', ...unmeasured.map(({ id, what }) => `Row ${id} (${what}) ${s(id).unmeasured}: it has no figures, and the run fails.`)]
+      : []),
     '',
     `Gateway RSS idle: ${fixed(idle.atStartMB)} MB after start-up, ${fixed(idle.afterMB)} MB 3 s after the load.`,
   ];

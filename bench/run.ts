@@ -27,7 +27,7 @@ import { nodeVersionOf, startPeerServer, startServers, stopAll } from './process
 import { type Results, reportLines } from './report.js';
 import { allRows } from './rows.js';
 import { targetLines } from './targets.js';
-import { failuresOf, MB, measureRows, summarise } from './throughput.js';
+import { MB, measureRows, passed, summarise } from './throughput.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,11 +62,18 @@ const { values: args } = parseArgs({
     'compare-node': { type: 'string' },
   },
 });
+/** A flag's number, or the run stops before it starts, naming the flag (0 rounds would measure nothing). */
+function above0(flag: string, value: string, whole: boolean): number {
+  const n = Number(value);
+  if (n > 0 && (!whole || Number.isInteger(n))) return n;
+  console.error(`--${flag} takes a ${whole ? 'whole number' : 'number'} above 0, not "${value}".`);
+  process.exit(2);
+}
 const serverNode = args.node ?? process.execPath;
-const rounds = Number(args.rounds ?? (args.smoke ? 1 : 3));
-const durationSeconds = Number(args.duration ?? (args.smoke ? 0.3 : 5));
+const rounds = above0('rounds', args.rounds ?? (args.smoke ? '1' : '3'), true);
+const durationSeconds = above0('duration', args.duration ?? (args.smoke ? '0.3' : '5'), false);
 const warmupSeconds = args.smoke ? 0 : Math.min(2, durationSeconds);
-const connections = Number(args.connections);
+const connections = above0('connections', args.connections, true);
 const gatewayFlags = args['gateway-flags'] ?? '';
 
 const servers = await startServers({
@@ -133,4 +140,4 @@ if (args.json) {
     ),
   );
 }
-process.exitCode = failuresOf(summary) === 0 ? 0 : 1;
+process.exitCode = passed(summary) ? 0 : 1;

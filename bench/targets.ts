@@ -17,20 +17,23 @@ export function targetLines({ summary, wireBytes, idle }: Results): string[] {
   const peakRss = Math.max(...['3', '4', '5', '6b', ...compressed.keys()].map((id) => s(id).peakRssMB));
   const idleRss = Math.max(idle.atStartMB, idle.afterMB);
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const targets = [
-    ['Gateway CPU per request ÷ floor (row 3 ÷ row 2), at most 2', fixed(cpuRatio, 2), cpuRatio <= 2],
-    ['Gateway req/s ÷ floor (row 3 ÷ row 2), at least 0.6', fixed(rpsRatio, 2), rpsRatio >= 0.6],
-    [`Added p50 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 1 ms`, `${fixed(addedP50, 2)} ms`, addedP50 < 1],
-    [`Added p99 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 5 ms`, `${fixed(addedP99, 2)} ms`, addedP99 < 5],
-    ['Gateway peak RSS under load, below 150 MB', `${fixed(peakRss)} MB`, peakRss < 150],
-    ['Gateway idle RSS, below 80 MB', `${fixed(idleRss)} MB`, idleRss < 80],
-    ['non-2xx answers and errors, 0', String(failures), failures === 0],
-  ] as const;
+  // Each target: what, its value (NaN where a row it reads measured nothing), the value as shown, whether it is met.
+  const targets: Array<[string, number, string, boolean]> = [
+    ['Gateway CPU per request ÷ floor (row 3 ÷ row 2), at most 2', cpuRatio, fixed(cpuRatio, 2), cpuRatio <= 2],
+    ['Gateway req/s ÷ floor (row 3 ÷ row 2), at least 0.6', rpsRatio, fixed(rpsRatio, 2), rpsRatio >= 0.6],
+    [`Added p50 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 1 ms`, addedP50, `${fixed(addedP50, 2)} ms`, addedP50 < 1],
+    [`Added p99 at +${UPSTREAM_LATENCY_MS} ms upstream (6b − 6a), under 5 ms`, addedP99, `${fixed(addedP99, 2)} ms`, addedP99 < 5],
+    ['Gateway peak RSS under load, below 150 MB', peakRss, `${fixed(peakRss)} MB`, peakRss < 150],
+    ['Gateway idle RSS, below 80 MB', idleRss, `${fixed(idleRss)} MB`, idleRss < 80],
+    ['non-2xx answers and errors, 0', failures, String(failures), failures === 0],
+  ];
   const lines = [
     '',
     '| Target | Measured | |',
     '|---|---:|---|',
-    ...targets.map(([what, value, ok]) => `| ${what} | ${value} | ${verdict(ok)} |`),
+    ...targets.map(([what, value, shown, ok]) =>
+      Number.isFinite(value) ? `| ${what} | ${shown} | ${verdict(ok)} |` : `| ${what} | — | not measured |`,
+    ),
     '',
   ];
   for (const [id, baseId] of compressed) {

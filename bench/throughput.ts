@@ -55,21 +55,31 @@ async function measure(loader: ChildProcess, row: Row, connections: number, seco
   };
 }
 
-/** A row over its rounds: the median of each figure, the sum of each error count. */
-export type Summary = Record<keyof Measurement, number>;
+/**
+ * A row over its rounds: the median of each figure, the sum of each error count. A row of which a
+ * round completed no request has no figures (each NaN; a median over the other rounds would hide
+ * the failure) and says why in `unmeasured`; its error counts are still summed.
+ */
+export type Summary = Record<keyof Measurement, number> & { unmeasured?: string };
 
 const COUNTS = new Set<keyof Measurement>(['non2xx', 'transportErrors', 'graphqlErrors']);
 
 export function summarise(runs: Map<string, Measurement[]>): Map<string, Summary> {
   const summary = new Map<string, Summary>();
   for (const [id, measurements] of runs) {
-    const keys = Object.keys(measurements[0]!) as (keyof Measurement)[];
-    summary.set(
-      id,
-      Object.fromEntries(
-        keys.map((k) => [k, COUNTS.has(k) ? measurements.reduce((s, m) => s + m[k], 0) : median(measurements.map((m) => m[k]))]),
-      ) as Summary,
-    );
+    const keys = (measurements[0] ? Object.keys(measurements[0]) : [...COUNTS]) as (keyof Measurement)[];
+    // `requests > 0` and not `=== 0`: over IPC a missing number arrives as null.
+    const empty = measurements.findIndex((m) => !(m.requests > 0));
+    const unmeasured =
+      measurements.length === 0
+        ? 'was not measured'
+        : empty >= 0
+          ? `completed no request in round ${empty + 1} of ${measurements.length}`
+          : undefined;
+    const figure = (k: keyof Measurement) =>
+      COUNTS.has(k) ? measurements.reduce((s, m) => s + m[k], 0) : unmeasured ? Number.NaN : median(measurements.map((m) => m[k]));
+    const figures = Object.fromEntries(keys.map((k) => [k, figure(k)])) as Record<keyof Measurement, number>;
+    summary.set(id, unmeasured ? { ...figures, unmeasured } : figures);
   }
   return summary;
 }
@@ -77,3 +87,7 @@ export function summarise(runs: Map<string, Measurement[]>): Map<string, Summary
 /** Non-2xx answers and errors of every row. */
 export const failuresOf = (summary: Map<string, Summary>) =>
   [...summary.values()].reduce((sum, m) => sum + m.non2xx + m.transportErrors + m.graphqlErrors, 0);
+
+/** Whether the run passed: every row measured, and no non-2xx answer or error. */
+export const passed = (summary: Map<string, Summary>) =>
+  failuresOf(summary) === 0 && [...summary.values()].every((m) => m.unmeasured === undefined);

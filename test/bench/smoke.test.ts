@@ -16,10 +16,15 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
   const folder = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
   try {
     const json = join(folder, 'bench.json');
-    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'bench', '--', '--smoke', '--json', json], {
+    // A failed run says which row failed and how in its output (and a crash on stderr, in the error's message): both are shown.
+    const { stdout, failure } = await promisify(execFile)('npm', ['run', '--silent', 'bench', '--', '--smoke', '--json', json], {
       cwd: new URL('../..', import.meta.url).pathname,
       timeout: 110_000,
-    });
+    }).then(
+      ({ stdout }) => ({ stdout, failure: undefined }),
+      (error: Error & { stdout?: string }) => ({ stdout: error.stdout ?? '', failure: `${error.message}\n${error.stdout ?? ''}` }),
+    );
+    expect(failure).toBeUndefined();
     expect(stdout).toContain(
       '| Row | What | req/s | p50 ms | p99 ms | CPU µs/req | Peak RSS MB | heap / external MB at peak | non-2xx | errors | Answer bytes |',
     );
