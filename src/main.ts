@@ -41,9 +41,7 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
   const running = await startGateway({ ...settings, logger, tracerProvider: tracing?.provider });
   // From here on whatever a dependency prints is a JSON line too; a failed start still prints its one plain line.
   if (settings.production) routeConsole(logger);
-  if (cluster.isPrimary)
-    announce({ settings, port: running.port, metricsPort: running.metricsPort, sandboxToken: running.sandboxToken, workers: 1 }, logger);
-  else reportListening(running.port, running.metricsPort);
+  // Before the gateway says it listens: a signal sent by whoever waited for that line must find the handlers.
   shutdownOnSignals({
     server: running.server,
     timeoutMs: settings.shutdownTimeoutMs,
@@ -53,6 +51,9 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
     cleanup: () => Promise.all([running.close(), tracing?.shutdown()]),
   });
   if (cluster.isWorker) process.on('SIGINT', () => {});
+  if (cluster.isPrimary)
+    announce({ settings, port: running.port, metricsPort: running.metricsPort, sandboxToken: running.sandboxToken, workers: 1 }, logger);
+  else reportListening(running.port, running.metricsPort);
 }
 
 main().catch((error: unknown) => {

@@ -57,6 +57,28 @@ export function createLogger({ level, production = false, pretty, destination }:
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** How long `logsWritten` waits at most. */
+const LOGS_WRITTEN_WAIT_MS = 1_000;
+
+/**
+ * Resolves once the lines logged so far have been written, or writing them failed: what a process
+ * must wait for before `process.exit`. pino writes asynchronously and, on exit, writes what is left
+ * with a synchronous loop that retries a failed write forever when its error is not EAGAIN
+ * (sonic-boom 4): a gateway whose stdout reader had gone (`npm start | head`) stopped listening on
+ * SIGTERM and never exited. Ending the stream first lets the write in flight fail as an `error` event,
+ * on which pino stops writing to that pipe, or finish and close the stream, which pino then leaves be.
+ */
+export function logsWritten(logger: Logger): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Partial<NodeJS.WritableStream> | undefined;
+  if (typeof stream?.end !== 'function' || typeof stream.once !== 'function') return Promise.resolve();
+  return new Promise((resolve) => {
+    for (const event of ['close', 'finish', 'error']) stream.once!(event, () => resolve());
+    // After a broken pipe pino has made `end` a no-op that says nothing: not waited for past this.
+    setTimeout(resolve, LOGS_WRITTEN_WAIT_MS).unref();
+    stream.end!();
+  });
+}
+
 function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: String(error) };
   const code = (error as { code?: unknown }).code;

@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
-import type { Logger } from '../observability/logger.js';
+import { type Logger, logsWritten } from '../observability/logger.js';
 
 export interface ShutdownOptions {
   server: Server;
@@ -37,6 +37,7 @@ export function shutdownOnSignals({ server, timeoutMs, logger, cleanup, signals 
         () => logger.info('stopped'),
         (error: unknown) => logger.error({ err: error }, 'cleanup after shutdown failed'),
       )
+      .then(() => logsWritten(logger))
       .finally(() => process.exit(0));
   };
   for (const signal of signals) process.on(signal, stop);

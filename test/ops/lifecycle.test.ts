@@ -116,6 +116,20 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('a gateway whose stdout reader has gone (npm start | head)', () => {
+  // Outside production the start-up text is written by console.log and the first log line by pino
+  // only on the signal: that line was still being written, to a pipe nobody read, when the process
+  // exited, and pino's flush on exit retried it for ever.
+  it.for(['SIGTERM', 'SIGINT'] as const)('still exits 0 on %s', async (signal, { start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    gateway = await spawnGateway({ NODE_ENV: 'development', UPSTREAM_URL: upstream.url });
+    // The reader goes away, as head does after its lines: the gateway's stdout is a pipe without one.
+    gateway.child.stdout!.destroy();
+    gateway.child.kill(signal);
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe('WORKERS=2', () => {
   it('serves from two worker processes on one port and stops them all on SIGTERM', async ({ start }) => {
     const upstream = await start.upstream(() => ({ body: envelope([]) }));

@@ -5,7 +5,7 @@ import { freePort } from './ports.js';
 
 export interface ChildGateway {
   child: ChildProcess;
-  /** Port of the first "GraphQL gateway listening" line. */
+  /** Port of the "GraphQL gateway listening" line (or, outside production, of the start-up text). */
   port: number;
   /** METRICS_PORT: a free port chosen before start, since under WORKERS>1 a 0 could not be learnt. */
   metricsPort: number;
@@ -23,7 +23,7 @@ export interface ChildGateway {
 
 /**
  * `src/main.ts` run with tsx as its own process, as `npm start` runs it, configured only by
- * environment variables. Its JSON log lines are collected.
+ * environment variables (`NODE_ENV=production` unless they say otherwise). Its JSON log lines are collected.
  */
 export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
   const metricsPort = await freePort();
@@ -75,24 +75,32 @@ async function watchGateway(child: ChildProcess, metricsPort: number): Promise<C
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const waitFor = (msg: string, count = 1) =>
-    new Promise<void>((resolve, reject) => {
+  /** Resolves with what `found` returns once it returns something. */
+  const waitUntil = <T>(found: () => T | undefined, what: string) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
-        if (lines.filter((line) => line.msg === msg).length < count) return;
+        const value = found();
+        if (value === undefined) return;
         waiters.delete(check);
-        resolve();
+        resolve(value);
       };
       waiters.add(check);
-      void exited.then(() => reject(new Error(`the gateway exited before logging "${msg}": ${other.join('')}`)));
+      void exited.then(() => reject(new Error(`the gateway exited before ${what}: ${other.join('')}`)));
       check();
     });
+  const waitFor = (msg: string, count = 1) =>
+    waitUntil(() => (lines.filter((line) => line.msg === msg).length < count ? undefined : true), `logging "${msg}"`).then(() => {});
+  // The JSON line in production; outside production, the plain start-up text.
+  const listeningPort = () =>
+    (lines.find((line) => line.msg === 'GraphQL gateway listening')?.port as number | undefined) ??
+    other.map((line) => /^GraphQL gateway .*listening on http:\/\/[^/]+:(\d+)\//.exec(line)?.[1]).find(Boolean);
+  let port: number;
   try {
-    await waitFor('GraphQL gateway listening');
+    port = Number(await waitUntil(listeningPort, 'listening'));
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
-  const port = lines.find((line) => line.msg === 'GraphQL gateway listening')!.port as number;
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
