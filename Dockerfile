@@ -27,6 +27,11 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The source revision, in gateway_build_info and the start-up line: scripts/build-image.sh passes
+# the git commit (--build-arg REVISION=...); a build that passes none says unknown.
+ARG REVISION=unknown
+ENV GATEWAY_REVISION=${REVISION}
+LABEL org.opencontainers.image.revision=${REVISION}
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \

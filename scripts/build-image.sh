@@ -75,9 +75,12 @@ fi
 started=$SECONDS
 # Docker's format keeps the HEALTHCHECK, which the OCI format drops; the build's npm ci needs the
 # network; the two stages that install dependencies run side by side.
-podman build --format docker --network host --jobs 2 --build-arg "NODE_IMAGE=$base" "${mounts[@]}" --tag "$IMAGE" . >"$work/build.log" 2>&1 ||
+# The commit the image is built from (gateway_build_info's revision), marked when the tree differs from it.
+revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ "$revision" = unknown ] || git diff --quiet HEAD -- 2>/dev/null || revision=$revision-dirty
+podman build --format docker --network host --jobs 2 --build-arg "NODE_IMAGE=$base" --build-arg "REVISION=$revision" "${mounts[@]}" --tag "$IMAGE" . >"$work/build.log" 2>&1 ||
   { cat "$work/build.log" >&2; exit 1; }
-step "image $IMAGE built in $(seconds "$started") s"
+step "image $IMAGE (revision $revision) built in $(seconds "$started") s"
 
 # What the image weighs, layer by layer, and what its production dependencies are made of.
 echo "image $IMAGE: $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{ printf "%.0f MB", $1 / 1e6 }'), layers:"

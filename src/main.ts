@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import { loadSettings, retiredVariableWarnings } from './config/load.js';
 import { ConfigError, type Settings } from './config/settings.js';
-import { createLogger, type Logger, routeConsole } from './observability/logger.js';
+import { createLogger, type Logger, logsWritten, routeConsole } from './observability/logger.js';
 import { announce } from './server/banner.js';
+import { VERSION } from './server/build-info.js';
 import { reportListening, runPrimary } from './server/cluster.js';
 import { openUpstream, SANDBOX_URL_FROM_PRIMARY } from './server/upstream-source.js';
 
@@ -10,15 +11,57 @@ import { openUpstream, SANDBOX_URL_FROM_PRIMARY } from './server/upstream-source
  * The roles of a process: with WORKERS above 1 the primary only forks and supervises workers
  * (src/server/cluster.ts); every other process serves, through the one start path of
  * src/server/start.ts, and adds what only a process has: the banner, tracing export and signals.
+ * The command line only asks for something else: the version, the help, or a check of the
+ * configuration that runs what a start runs up to listening (`checkStart`).
  */
-async function main(): Promise<void> {
+async function main(command: Command): Promise<void> {
+  if (command === 'version') return console.log(VERSION);
+  if (command === 'help') return console.log(HELP);
   const settings = loadSettings();
   const root = createLogger({ level: settings.logLevel, production: settings.production });
   // Said once per gateway: workers read the same environment.
   if (cluster.isPrimary) for (const warning of retiredVariableWarnings()) root.warn(warning);
+  if (command === 'check-config') {
+    const { checkStart } = await import('./server/start.js');
+    await checkStart(settings);
+    console.log(CONFIGURATION_VALID);
+    await logsWritten(root);
+    process.exit(0);
+  }
   if (cluster.isPrimary && settings.workers > 1) return supervise(settings, root);
   return serve(settings, cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root);
 }
+
+/** What the command line asks for: no argument serves. */
+type Command = 'serve' | 'version' | 'help' | 'check-config';
+
+const COMMANDS: Readonly<Record<string, Command>> = { '--version': 'version', '--help': 'help', '--check-config': 'check-config' };
+
+/** What `--check-config` prints when a start would go ahead. */
+const CONFIGURATION_VALID = 'The configuration is valid: the gateway would start with it.';
+
+const HELP = `vms-graphql-gateway ${VERSION}: a GraphQL gateway in front of the Video Management Service REST API v2.
+
+Usage: node dist/main.js [--check-config | --version | --help]
+
+  (no option)       Start the gateway, configured by environment variables.
+  --check-config    Check the environment as a start would, without listening or calling anything:
+                    exit 0, or 1 with the message a start would print.
+  --version         Print the version.
+  --help            Print this text.
+
+Every setting is an environment variable: each, with its default and accepted values, is in
+docs/configuration.md of the repository; metrics, alerts, probes and shutdown in docs/operations.md.`;
+
+function commandOf(args: readonly string[]): Command {
+  if (args.length === 0) return 'serve';
+  const command = args.length === 1 ? COMMANDS[args[0]!] : undefined;
+  if (!command) throw new UsageError(`Unknown arguments: ${args.join(' ')}. Try --help.`);
+  return command;
+}
+
+/** Arguments the gateway does not take: refused, as a bad setting is, rather than ignored. */
+class UsageError extends Error {}
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
   // One sandbox for all workers, so that what one worker writes the others read.
@@ -56,9 +99,13 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
   else reportListening(running.port, running.metricsPort);
 }
 
-main().catch((error: unknown) => {
-  console.error(
-    error instanceof ConfigError ? error.message : `The gateway could not start: ${error instanceof Error ? error.message : String(error)}`,
-  );
-  process.exit(1);
-});
+Promise.resolve()
+  .then(() => main(commandOf(process.argv.slice(2))))
+  .catch((error: unknown) => {
+    console.error(
+      error instanceof ConfigError || error instanceof UsageError
+        ? error.message
+        : `The gateway could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  });

@@ -28,6 +28,12 @@ export const flag = z
 /** Any text (an empty value is refused for every setting, by loadSettings). */
 export const text = (what: string) => z.string().describe(what);
 
+/** A source revision, as a build names it (a git commit, a tag): a metric label's value, so short and plain. */
+export const revision = z
+  .string()
+  .regex(/^[\w.+-]{1,64}$/, 'must be 1 to 64 letters, digits and . _ + -, such as a git commit')
+  .describe('1–64 letters, digits and `. _ + -`');
+
 /** One of a fixed set of words. */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, `must be one of ${values.join(', ')}`).describe(values.map((v) => `\`${v}\``).join(', '));

@@ -14,6 +14,7 @@ import {
   pathList,
   redisUrl,
   returnedHeaderList,
+  revision,
   secret,
   text,
   upstreamBaseUrl,
@@ -532,6 +533,13 @@ export const SETTINGS = {
     default: ({ production }): string[] | undefined => (production ? [] : undefined),
     defaultText: 'unset: none when `NODE_ENV=production`, the first 20 seen otherwise',
     doc: 'Client names (`apollographql-client-name`, `graphql-client-name`) counted under their own `client_name` label; others count as `other` ([operations](operations.md#client-names-in-production)).',
+    section: 'operations',
+  }),
+  revision: setting({
+    env: 'GATEWAY_REVISION',
+    parse: revision,
+    default: 'unknown',
+    doc: 'The source revision the gateway was built from, in `gateway_build_info` and the start-up line; the image sets it from its build (`scripts/build-image.sh` passes the git commit), so leave it to the image ([operations](operations.md#what-the-process-says-about-itself)).',
     section: 'operations',
   }),
   serviceName: setting({

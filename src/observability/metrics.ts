@@ -240,3 +240,18 @@ export function watchUpstream({ registry }: Metrics, upstream: UpstreamGaugeSour
     },
   });
 }
+
+/**
+ * `gateway_build_info{version, revision, node} 1`: which build runs where, to join on or to count
+ * the versions of a rollout by.
+ */
+export function exportBuildInfo({ registry }: Metrics, build: { version: string; revision: string; node: string }): void {
+  new Gauge({
+    name: 'gateway_build_info',
+    help: 'The build that runs: its version (package.json), source revision (GATEWAY_REVISION) and Node.js version; always 1.',
+    labelNames: ['version', 'revision', 'node'],
+    registers: [registry],
+    // Every worker runs the same build: summed, it would read as the number of workers.
+    aggregator: 'first',
+  }).set(build, 1);
+}

@@ -1,5 +1,6 @@
 import { type Settings, servesGraphiQL } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
+import { buildInfo } from './build-info.js';
 import { hostInAddress } from './listen.js';
 
 export interface Announcement {
@@ -29,8 +30,12 @@ export function announce({ settings, port, metricsPort, sandboxToken, workers }:
   const sandboxLine =
     'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token';
   // JSON for a log collector in production; there the sandbox is an explicit SANDBOX=true, so say loudly that any token gets in.
+  const { version, revision } = buildInfo(settings.revision);
   if (settings.production) {
-    logger.info({ url, port, metricsPort, workers, graphiql, sandbox: sandboxToken !== undefined }, 'GraphQL gateway listening');
+    logger.info(
+      { url, port, metricsPort, workers, graphiql, sandbox: sandboxToken !== undefined, version, revision },
+      'GraphQL gateway listening',
+    );
     if (graphiqlWithheld) logger.info({ graphiql: false }, GRAPHIQL_WITHHELD);
     if (sandboxToken !== undefined) logger.warn({ sandbox: true }, sandboxLine);
     return;
@@ -39,7 +44,7 @@ export function announce({ settings, port, metricsPort, sandboxToken, workers }:
     ? `every interface (HOST=${settings.host}): other machines on the network can reach it`
     : `HOST=${settings.host} only; set HOST=0.0.0.0 to listen on every interface`;
   console.log(
-    `GraphQL gateway listening on ${url}${graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}; ${reach}.`,
+    `GraphQL gateway ${version} (revision ${revision}) listening on ${url}${graphiql ? ' (open it in a browser for GraphiQL)' : ''}${workers > 1 ? ` with ${workers} worker processes` : ''}; metrics on port ${metricsPort}; ${reach}.`,
   );
   if (graphiqlWithheld) console.log(`${GRAPHIQL_WITHHELD}.`);
   if (sandboxToken !== undefined) {

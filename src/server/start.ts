@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { setTimeout } from 'node:timers/promises';
 import { type Settings, settingsWith } from '../config/settings.js';
 import { createGateway, type Gateway, type ProgramOptions } from '../gateway.js';
+import { exportBuildInfo } from '../observability/metrics.js';
+import { buildInfo } from './build-info.js';
 import { createHttpServer } from './http-server.js';
 import { closed, listen } from './listen.js';
 import { createMetricsServer } from './metrics-server.js';
@@ -46,6 +48,7 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     await upstream.close();
     throw error;
   }
+  exportBuildInfo(gateway.metrics, buildInfo(settings.revision));
   // A Redis that answers within a moment is connected before the first request, which then finds
   // the shared state; one that does not is not waited for: the stores answer without it until it does.
   await Promise.race([gateway.stateConnected(), setTimeout(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
@@ -63,4 +66,21 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
     await close();
     throw error;
   }
+}
+
+/** Where a checked configuration's gateway would send its calls when the sandbox would serve them: it is never called. */
+const NO_UPSTREAM = new URL('http://127.0.0.1:9/v2');
+
+/**
+ * What `--check-config` runs: every check a start makes before it listens, and nothing else. The
+ * settings against SETTING_RULES, then the gateway built as `startGateway` builds it (the manifests
+ * of TRUSTED_DOCUMENTS read, the schema and plugins made), and closed: no port is listened on, no
+ * sandbox started, no upstream called, no Redis connected to (REDIS_URL was parsed with the settings;
+ * whether Redis answers cannot stop a start, which serves without it). A start's failures throw
+ * here, with the same errors.
+ */
+export async function checkStart(given: Omit<StartOptions, 'logger' | 'tracerProvider'>): Promise<void> {
+  const settings = settingsWith(given);
+  const gateway = createGateway({ ...settings, upstreamUrl: settings.upstreamUrl ?? NO_UPSTREAM, redisUrl: undefined });
+  await gateway.close();
 }

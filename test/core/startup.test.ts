@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings as loadConfig } from '../../src/config/load.js';
+import { freePort } from '../support/ports.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
 /** Runs `src/main.ts` as `npm start` would (through tsx, so no build is needed). */
-function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function startMain(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,30 +93,38 @@ const printed = (main: ReturnType<typeof startMain>) =>
     .split('\n')
     .filter((line) => !line.includes('ExperimentalWarning'));
 
+/** Configurations a start refuses: what is wrong, the environment, and the one line the start prints. */
+const MISTAKES: Array<[string, Record<string, string>, string]> = [
+  [
+    'production without UPSTREAM_URL',
+    { NODE_ENV: 'production' },
+    'Invalid configuration: UPSTREAM_URL must be set when SANDBOX is false, as it is by default with NODE_ENV=production; SANDBOX=true serves the demo sandbox, which takes any token.',
+  ],
+  [
+    'an empty UPSTREAM_URL',
+    { NODE_ENV: 'production', UPSTREAM_URL: '' },
+    'Invalid configuration: UPSTREAM_URL must not be empty; unset it to take the default.',
+  ],
+  ['NODE_ENV=prod', { NODE_ENV: 'prod' }, 'Invalid configuration: NODE_ENV must be one of production, development, test.'],
+  [
+    'cleartext to another host in production',
+    { NODE_ENV: 'production', UPSTREAM_URL: 'http://vms.internal/v2' },
+    'Invalid configuration: UPSTREAM_URL must be https:// with NODE_ENV=production unless its host is loopback, or bearer tokens cross the network in clear; UPSTREAM_ALLOW_HTTP=true accepts it where a mesh encrypts the hop.',
+  ],
+  [
+    'a password in UPSTREAM_URL',
+    { UPSTREAM_URL: 'https://svc:hunter2@vms.example/v2' },
+    'Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.',
+  ],
+  [
+    'an unreadable TRUSTED_DOCUMENTS manifest',
+    { TRUSTED_DOCUMENTS: 'examples/no-such-manifest.json' },
+    'The gateway could not start: TRUSTED_DOCUMENTS: cannot read examples/no-such-manifest.json (ENOENT).',
+  ],
+];
+
 describe('operator mistakes stop start-up with exit status 1 and one line naming the variable', () => {
-  it.for<[string, Record<string, string>, string]>([
-    [
-      'production without UPSTREAM_URL',
-      { NODE_ENV: 'production' },
-      'Invalid configuration: UPSTREAM_URL must be set when SANDBOX is false, as it is by default with NODE_ENV=production; SANDBOX=true serves the demo sandbox, which takes any token.',
-    ],
-    [
-      'an empty UPSTREAM_URL',
-      { NODE_ENV: 'production', UPSTREAM_URL: '' },
-      'Invalid configuration: UPSTREAM_URL must not be empty; unset it to take the default.',
-    ],
-    ['NODE_ENV=prod', { NODE_ENV: 'prod' }, 'Invalid configuration: NODE_ENV must be one of production, development, test.'],
-    [
-      'cleartext to another host in production',
-      { NODE_ENV: 'production', UPSTREAM_URL: 'http://vms.internal/v2' },
-      'Invalid configuration: UPSTREAM_URL must be https:// with NODE_ENV=production unless its host is loopback, or bearer tokens cross the network in clear; UPSTREAM_ALLOW_HTTP=true accepts it where a mesh encrypts the hop.',
-    ],
-    [
-      'a password in UPSTREAM_URL',
-      { UPSTREAM_URL: 'https://svc:hunter2@vms.example/v2' },
-      'Invalid configuration: UPSTREAM_URL must not hold a user or password: the gateway sends each caller’s own bearer token.',
-    ],
-  ])('%s', async ([, env, line]) => {
+  it.for(MISTAKES)('%s', async ([, env, line]) => {
     const main = startMain({ PORT: '0', HOST: '127.0.0.1', ...env });
     running = main.child;
     expect(await main.exited).toBe(1);
@@ -131,7 +141,8 @@ describe('operator mistakes stop start-up with exit status 1 and one line naming
       [30, 'GraphQL gateway listening'],
       [40, 'UPSTREAM_URL is unset: serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token'],
     ]);
-    expect(lines[0]).toMatchObject({ sandbox: true, graphiql: false });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(lines[0]).toMatchObject({ sandbox: true, graphiql: false, version, revision: 'unknown' });
   });
 });
 
@@ -155,9 +166,11 @@ describe('a retired variable', () => {
 describe('start-up with the embedded sandbox', () => {
   it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
     // No HOST: outside production the gateway listens on loopback, and says so.
-    const main = startMain({ PORT: '0' });
+    const main = startMain({ PORT: '0', GATEWAY_REVISION: '4f1e2d3' });
     running = main.child;
-    const [, address] = await main.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/graphql)/);
+    const [, address] = await main.waitFor(
+      /^GraphQL gateway [\d.]+ \(revision 4f1e2d3\) listening on (http:\/\/127\.0\.0\.1:\d+\/graphql)/m,
+    );
     const [, token] = await main.waitFor(/Authorization: Bearer ([\w.-]+)/);
     expect(main.output()).toContain('; HOST=127.0.0.1 only; set HOST=0.0.0.0 to listen on every interface.');
     expect(main.output()).toContain(
@@ -233,5 +246,77 @@ describe('an address that cannot be had stops start-up with exit status 1 and on
     expect(printed(main)).toEqual([
       'The gateway could not start: HOST=192.0.2.1: 192.0.2.1:0 is not an address of this machine; set HOST to one of its addresses (0.0.0.0 for all).',
     ]);
+  });
+});
+
+describe('the command line', () => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+  it('--version prints the version of package.json', async () => {
+    const main = startMain({}, ['--version']);
+    running = main.child;
+    expect(await main.exited).toBe(0);
+    expect(printed(main)).toEqual([version]);
+  });
+
+  it('--help prints the commands and where the settings are documented, a file that exists', async () => {
+    const main = startMain({}, ['--help']);
+    running = main.child;
+    expect(await main.exited).toBe(0);
+    const help = main.output();
+    for (const option of ['--check-config', '--version', '--help']) expect(help).toMatch(new RegExp(`^  ${option} `, 'm'));
+    expect(help).toContain(`vms-graphql-gateway ${version}:`);
+    for (const [, doc] of help.matchAll(/(docs\/[\w-]+\.md)/g)) expect(existsSync(`${root}${doc}`), doc).toBe(true);
+    expect(help).toContain('docs/configuration.md');
+  });
+
+  it('refuses an argument it does not take, with status 1', async () => {
+    const main = startMain({}, ['--chek-config']);
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toEqual(['Unknown arguments: --chek-config. Try --help.']);
+  });
+});
+
+describe('--check-config', () => {
+  it.for(MISTAKES)('refuses %s with the start’s line and status', async ([, env, line]) => {
+    const main = startMain({ PORT: '0', HOST: '127.0.0.1', ...env }, ['--check-config']);
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main)).toEqual([line]);
+  });
+
+  it('passes a configuration a start takes, and listens on nothing: its port may be taken', async () => {
+    const [port, metricsPort] = [await takenPort(), await freePort()];
+    const env = { PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', CORS_ALLOWED_HEADERS: 'x-tenant-id' };
+    const check = startMain(env, ['--check-config']);
+    running = check.child;
+    expect(await check.exited).toBe(0);
+    // The retired variable's warning, as a start says it; then the verdict.
+    expect(printed(check).map((line) => line.replace(/^\{.*"msg":"([^"]*)".*\}$/, '$1'))).toEqual([
+      'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
+      'The configuration is valid: the gateway would start with it.',
+    ]);
+    // The same environment, started: the port is taken, which only listening finds.
+    const main = startMain(env);
+    running = main.child;
+    expect(await main.exited).toBe(1);
+    expect(printed(main).at(-1)).toBe(
+      `The gateway could not start: PORT=${port}: 127.0.0.1:${port} is already in use; set PORT to a free port.`,
+    );
+  });
+
+  it('in production, reads the manifests of TRUSTED_DOCUMENTS as a start does, and passes', async () => {
+    const main = startMain(
+      {
+        NODE_ENV: 'production',
+        UPSTREAM_URL: 'https://vms.example.com/v2',
+        TRUSTED_DOCUMENTS: 'examples/generated/persisted-documents.json',
+      },
+      ['--check-config'],
+    );
+    running = main.child;
+    expect(await main.exited).toBe(0);
+    expect(printed(main)).toEqual(['The configuration is valid: the gateway would start with it.']);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { type ChildGateway, runContainer } from '../support/child-gateway.js';
@@ -117,6 +118,14 @@ describeWithImage('the image, run as deploy/ runs it', () => {
     expect(metrics.split('\n').filter((line) => line.startsWith('gateway_upstream_requests_total'))).toEqual([
       'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 2',
     ]);
+    // The build says what it is: the version of package.json, the commit scripts/build-image.sh built from.
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(metrics).toMatch(
+      new RegExp(
+        `^gateway_build_info\\{version="${version.replaceAll('.', '\\.')}",revision="[0-9a-f]{40}(-dirty)?",node="v[\\d.]+"\\} 1$`,
+        'm',
+      ),
+    );
   });
 
   it('runs with the Deployment’s securityContext: uid and gid 1000, no capability, no privilege gain, seccomp, a read-only root', async ({

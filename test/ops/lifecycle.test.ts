@@ -133,7 +133,7 @@ describe('a gateway whose stdout reader has gone (npm start | head)', () => {
 describe('WORKERS=2', () => {
   it('serves from two worker processes on one port and stops them all on SIGTERM', async ({ start }) => {
     const upstream = await start.upstream(() => ({ body: envelope([]) }));
-    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, WORKERS: '2' });
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, WORKERS: '2', GATEWAY_REVISION: '4f1e2d3' });
     expect(gateway.lines[0]).toMatchObject({ msg: 'GraphQL gateway listening', workers: 2 });
     // The primary deals new connections out in turn, so four fresh ones reach both workers.
     for (let i = 0; i < 4; i++) expect(await postOnNewConnection(gateway.port)).toEqual({ data: { apiKeys: { edges: [] } } });
@@ -145,6 +145,8 @@ describe('WORKERS=2', () => {
       'gateway_graphql_requests_total{operation_name="Keys",operation_type="query",outcome="ok"} 4',
       'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 4',
     ]);
+    // One build, whichever number of workers runs it.
+    expect(metrics).toMatch(/^gateway_build_info\{[^}]*revision="4f1e2d3"[^}]*\} 1$/m);
 
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toEqual({ code: 0, signal: null });

@@ -8,6 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
+import { VERSION } from '../../src/server/build-info.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { configMap, container, deployment, objects, only, pod, portNamed } from '../support/manifests.js';
 
@@ -131,6 +132,10 @@ describe('deploy/ manifests', () => {
     expect(service.spec.selector).toEqual(pod.metadata.labels);
   });
 
+  it('runs the image of this version', () => {
+    expect(container.image).toBe(`registry.example.com/vms-graphql-gateway:${VERSION}`);
+  });
+
   it('lets requests in flight finish before the pod is killed', () => {
     const pause = Number(container.lifecycle.preStop.exec.command[1]);
     expect(container.lifecycle.preStop.exec.command[0]).toBe('sleep');
@@ -179,13 +184,23 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", "--max-semi-space-size=64", "dist\/main\.js"\]$/m);
   });
 
-  it('sets only settings the gateway reads, each as the ConfigMap sets it', () => {
+  it('sets only settings the gateway reads, each as the ConfigMap sets it, and the revision it was built from', () => {
     const variables = Object.fromEntries(
-      [...(dockerfile.match(/^ENV (?:.*\\\n)*.*$/m)?.[0] ?? '').matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value]),
+      [...dockerfile.matchAll(/^ENV (?:.*\\\n)*.*$/gm)].flatMap(([env]) =>
+        [...env.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value]),
+      ),
     );
-    expect(Object.keys(variables)).toEqual(['NODE_ENV', 'HOST', 'PORT']);
+    expect(Object.keys(variables)).toEqual(['NODE_ENV', 'HOST', 'PORT', 'GATEWAY_REVISION']);
     expect(Object.keys(variables).filter((name) => !ENVIRONMENT_VARIABLES.includes(name))).toEqual([]);
-    expect(variables).toEqual(Object.fromEntries(Object.keys(variables).map((name) => [name, configMap.data![name]])));
+    const { GATEWAY_REVISION, ...configured } = variables;
+    expect(configured).toEqual(Object.fromEntries(Object.keys(configured).map((name) => [name, configMap.data![name]])));
+    // The build's, passed by scripts/build-image.sh; a ConfigMap that set it would misname the build.
+    expect([GATEWAY_REVISION, dockerfile.match(/^ARG REVISION=(.*)$/m)?.[1], configMap.data!.GATEWAY_REVISION]).toEqual([
+      `\${REVISION}`,
+      loadConfig({}).revision,
+      undefined,
+    ]);
+    expect(readFileSync(`${ROOT}scripts/build-image.sh`, 'utf8')).toContain('--build-arg "REVISION=$revision"');
   });
 
   it('exposes and health-checks the port the Kubernetes manifests use', () => {

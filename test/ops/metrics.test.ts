@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, MAX_CLIENT_LABELS, MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
+import { VERSION } from '../../src/server/build-info.js';
 import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { metricLines } from '../support/gateway.js';
@@ -79,6 +80,7 @@ describe('GET /metrics', () => {
       'gateway_upstream_open_connections 1',
       'gateway_upstream_pending_requests 0',
       'gateway_upstream_circuit_state 0',
+      `gateway_build_info{version="${VERSION}",revision="unknown",node="${process.version}"} 1`,
     ]);
   });
 

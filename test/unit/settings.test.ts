@@ -43,6 +43,7 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   OTEL_EXPORTER_OTLP_ENDPOINT: ['http://collector:4318', 'http://collector:4318'],
   METRICS_CLIENT_NAMES: ['web-app, admin@2', ['web-app', 'admin@2']],
   OTEL_SERVICE_NAME: ['gw', 'gw'],
+  GATEWAY_REVISION: ['0f3c2a1', '0f3c2a1'],
   REDIS_URL: ['rediss://:secret@cache.internal:6380/2', new URL('rediss://:secret@cache.internal:6380/2')],
   REDIS_KEY_PREFIX: ['tenant-a:', 'tenant-a:'],
   FORWARD_HEADERS: [
