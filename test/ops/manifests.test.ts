@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import ts from 'typescript';
@@ -10,7 +12,21 @@ import { parseAllDocuments } from 'yaml';
 import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
 import { VERSION } from '../../src/server/build-info.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
-import { configMap, container, deployment, objects, only, pod, portNamed } from '../support/manifests.js';
+import {
+  configMap,
+  container,
+  deployment,
+  type K8sObject,
+  MANIFEST_FILES,
+  metricsService,
+  objects,
+  objectsOf,
+  only,
+  PROMETHEUS_JOB,
+  pod,
+  portNamed,
+  service,
+} from '../support/manifests.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,6 +40,13 @@ const MODELS = {
   'v1 Service': [Service, 'kubernetes-models/v1', 'IService'],
   'autoscaling/v2 HorizontalPodAutoscaler': [HorizontalPodAutoscaler, 'kubernetes-models/autoscaling/v2', 'IHorizontalPodAutoscaler'],
   'policy/v1 PodDisruptionBudget': [PodDisruptionBudget, 'kubernetes-models/policy/v1', 'IPodDisruptionBudget'],
+  'networking.k8s.io/v1 NetworkPolicy': [NetworkPolicy, 'kubernetes-models/networking.k8s.io/v1', 'INetworkPolicy'],
+  // Custom resources of the Prometheus operator: models generated from the operator's own CRD schemas.
+  'monitoring.coreos.com/v1 ServiceMonitor': [
+    ServiceMonitor,
+    '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
+    'IServiceMonitor',
+  ],
 } as const;
 const modelOf = (object: { apiVersion: string; kind: string }) => MODELS[`${object.apiVersion} ${object.kind}` as keyof typeof MODELS];
 
@@ -36,10 +59,10 @@ const modelOf = (object: { apiVersion: string; kind: string }) => MODELS[`${obje
 function typeErrors(): string[] {
   // One module per object, beside the manifests, each holding the object as a literal of its type.
   const sources = new Map(
-    objects.map((object) => {
+    objects.map((object, index) => {
       const [, module, type] = modelOf(object);
       return [
-        `${ROOT}deploy/${object.kind}.ts`,
+        `${ROOT}deploy/${index}-${object.kind}.ts`,
         `import type { ${type} } from '${module}';\nexport const object: ${type} = ${JSON.stringify(object)};`,
       ];
     }),
@@ -78,15 +101,19 @@ describe('deploy/ manifests', () => {
       'ConfigMap',
       'Deployment',
       'HorizontalPodAutoscaler',
+      'NetworkPolicy',
       'PodDisruptionBudget',
       'Service',
+      'Service',
+      'ServiceMonitor',
     ]);
+  });
+
+  it('kustomizes every Kubernetes object but the Prometheus operator’s, which are applied where its CRDs are', () => {
     const kustomized = parseAllDocuments(readFileSync(`${ROOT}deploy/kustomization.yaml`, 'utf8'))[0]!.toJS() as { resources: string[] };
-    expect(kustomized.resources.sort()).toEqual(
-      readdirSync(`${ROOT}deploy`)
-        .filter((file) => file !== 'kustomization.yaml')
-        .sort(),
-    );
+    const operatorsOnly = (file: string) => objectsOf(file).every((object) => object.apiVersion.startsWith('monitoring.coreos.com/'));
+    expect(kustomized.resources.sort()).toEqual(MANIFEST_FILES.filter((file) => !operatorsOnly(file)).sort());
+    expect(MANIFEST_FILES.filter(operatorsOnly)).toEqual(['servicemonitor.yaml']);
   });
 
   it('are objects of the Kubernetes API, valid by its schemas, with no field it does not know', () => {
@@ -127,9 +154,45 @@ describe('deploy/ manifests', () => {
       port,
     ]);
     expect(Number(pod.metadata.annotations['prometheus.io/port'])).toBe(metricsPort);
-    const service = only('Service');
-    expect(service.spec.ports.map((p: { targetPort: string }) => portNamed(p.targetPort))).toEqual([port]);
-    expect(service.spec.selector).toEqual(pod.metadata.labels);
+    const targetPorts = (service: K8sObject) => service.spec.ports.map((p: { targetPort: string }) => portNamed(p.targetPort));
+    expect(targetPorts(service)).toEqual([port]);
+    expect(targetPorts(metricsService)).toEqual([metricsPort]);
+    expect(metricsService.spec.ports[0].port).toBe(metricsPort);
+    expect([service.spec.selector, metricsService.spec.selector]).toEqual([pod.metadata.labels, pod.metadata.labels]);
+  });
+
+  it('has Prometheus scrape the metrics Service alone, on the path and port the pods serve /metrics on, as job vms-graphql-gateway', () => {
+    const monitor = only('ServiceMonitor');
+    const selects = (object: K8sObject) =>
+      Object.entries(monitor.spec.selector.matchLabels).every(([label, value]) => object.metadata.labels?.[label] === value);
+    expect(objects.filter((object) => object.kind === 'Service' && selects(object))).toEqual([metricsService]);
+    expect(monitor.spec.endpoints.map((endpoint: { port: string; path: string }) => [endpoint.port, endpoint.path])).toEqual([
+      [metricsService.spec.ports[0].name, pod.metadata.annotations['prometheus.io/path']],
+    ]);
+    expect(metricsService.metadata.labels?.[monitor.spec.jobLabel]).toBe(PROMETHEUS_JOB);
+  });
+
+  it('lets in the GraphQL port from anywhere and the metrics port from the monitoring namespace only; lets out the upstream, Redis and DNS only', () => {
+    const policy = only('NetworkPolicy');
+    const { port, metricsPort, upstreamUrl } = loadConfig(configMap.data);
+    expect(policy.spec.podSelector.matchLabels).toEqual(pod.metadata.labels);
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    type Rule = { from?: unknown[]; to?: unknown[]; ports: Array<{ port: string | number; protocol: string }> };
+    const ports = (rule: Rule) => rule.ports.map((p) => `${typeof p.port === 'string' ? portNamed(p.port) : p.port}/${p.protocol}`);
+    expect(policy.spec.ingress.map((rule: Rule) => [ports(rule), rule.from])).toEqual([
+      [[`${port}/TCP`], undefined],
+      [[`${metricsPort}/TCP`], [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]],
+    ]);
+    // The upstream's port is UPSTREAM_URL's; Redis's, the default and that of the REDIS_URL the Deployment shows.
+    const upstreamPort = Number(upstreamUrl!.port || (upstreamUrl!.protocol === 'https:' ? 443 : 80));
+    const shownRedisPort = /--from-literal=url='rediss?:\/\/[^']*:(\d+)'/.exec(readFileSync(`${ROOT}deploy/deployment.yaml`, 'utf8'))?.[1];
+    expect(policy.spec.egress.map(ports)).toEqual([[`${upstreamPort}/TCP`], ['6379/TCP', `${shownRedisPort}/TCP`], ['53/UDP', '53/TCP']]);
+    expect(policy.spec.egress.at(-1).to).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+      },
+    ]);
   });
 
   it('runs the image of this version', () => {

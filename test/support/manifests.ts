@@ -10,15 +10,23 @@ import { parseAllDocuments } from 'yaml';
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 
 /** A Kubernetes object as parsed; the tests read its fields one by one. */
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string> };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 /** The files of deploy/ but kustomization.yaml, by name. */
-const MANIFEST_FILES = readdirSync(DEPLOY).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
+export const MANIFEST_FILES = readdirSync(DEPLOY).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
+
+/** The objects of one file of deploy/. */
+export const objectsOf = (file: string): K8sObject[] =>
+  parseAllDocuments(readFileSync(`${DEPLOY}${file}`, 'utf8')).map((document) => document.toJS() as K8sObject);
 
 /** Every object of those files. */
-export const objects: K8sObject[] = MANIFEST_FILES.flatMap((file) =>
-  parseAllDocuments(readFileSync(`${DEPLOY}${file}`, 'utf8')).map((document) => document.toJS() as K8sObject),
-);
+export const objects: K8sObject[] = MANIFEST_FILES.flatMap(objectsOf);
 
 /** The one object of this kind. */
 export function only(kind: string): K8sObject {
@@ -37,3 +45,10 @@ export const container = pod.spec.containers[0];
 /** The containerPort of the container's port with this name. */
 export const portNamed = (name: string) =>
   container.ports.find((port: { name: string }) => port.name === name)?.containerPort as number | undefined;
+
+/** The Services, by name: the one the ingress reaches, and the one only Prometheus scrapes. */
+export const service = objects.find((object) => object.kind === 'Service' && object.metadata.name === deployment.metadata.name)!;
+export const metricsService = objects.find((object) => object.kind === 'Service' && object.metadata.name.endsWith('-metrics'))!;
+
+/** The job Prometheus scrapes the gateway as (the ServiceMonitor's jobLabel), which the alert rules and the dashboard name. */
+export const PROMETHEUS_JOB = 'vms-graphql-gateway';
