@@ -240,6 +240,19 @@ describe('Dockerfile', () => {
     expect(readFileSync(`${ROOT}test/support/browser.ts`, 'utf8')).toContain("process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'");
   });
 
+  it('CI installs the Prometheus and promtool the dashboard and alert tests look for, by the same rule', () => {
+    const ci = readFileSync(`${ROOT}.ci/run`, 'utf8');
+    const support = readFileSync(`${ROOT}test/support/prometheus.ts`, 'utf8');
+    for (const [variable, path] of [
+      ['PROMETHEUS_PATH', '/usr/bin/prometheus'],
+      ['PROMTOOL_PATH', '/usr/bin/promtool'],
+    ]) {
+      expect(ci).toContain(['"$', `{${variable}:-${path}}"`].join(''));
+      expect(support).toContain(`process.env.${variable} ?? '${path}'`);
+    }
+    expect(ci).toContain('packages+=(prometheus)');
+  });
+
   it('builds in stages, ships production dependencies only and runs as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);

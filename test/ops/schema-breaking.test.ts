@@ -7,7 +7,7 @@ import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_USAGE_METRIC } from '../../src/field-usage.js';
 import { appFolder, ROOT } from '../support/app-folder.js';
-import { describeWithPrometheus, type Prometheus, startPrometheus } from '../support/prometheus.js';
+import { describeWithPrometheus, startPrometheus } from '../support/prometheus.js';
 
 /**
  * `npm run schema:breaking` and `npm run schema:usage` as CI and an operator run them: their own
@@ -279,7 +279,6 @@ describeWithPrometheus('schema:usage from Prometheus', () => {
   const registry = new Registry();
   const counter = new Counter({ ...FIELD_USAGE_METRIC, labelNames: [...FIELD_USAGE_METRIC.labelNames], registers: [registry] });
   let gateway: Server;
-  let prometheus: Prometheus;
 
   beforeAll(async () => {
     // A /metrics whose counts grow with every scrape, as a gateway's do under traffic: `increase` needs two different samples.
@@ -290,15 +289,16 @@ describeWithPrometheus('schema:usage from Prometheus', () => {
       response.end(await registry.metrics());
     });
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-    const address = gateway.address() as { port: number };
-    prometheus = await startPrometheus(`127.0.0.1:${address.port}`);
   });
   afterAll(async () => {
-    await prometheus?.close();
     await new Promise((resolve) => gateway?.close(resolve));
   });
 
-  it('reads the answer to the query docs/schema.md gives, once Prometheus has two scrapes', async () => {
+  it('reads the answer to the query docs/schema.md gives, once Prometheus has two scrapes', async ({ onTestFinished }) => {
+    const address = gateway.address() as { port: number };
+    // Started in the test, which startPrometheus's wait for it to be ready (expect.poll) needs.
+    const prometheus = await startPrometheus({ job: 'gateway', targets: [`127.0.0.1:${address.port}`] });
+    onTestFinished(() => prometheus.close());
     const docs = await readFile(join(ROOT, 'docs/schema.md'), 'utf8');
     const query = /'http:\/\/prometheus:9090(\/api\/v1\/query\?query=[^']+)'/.exec(docs)![1]!;
     const url = `${prometheus.url}${query}`;

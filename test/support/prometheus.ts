@@ -1,44 +1,70 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { freePort } from './ports.js';
 
-/** Debian's Prometheus (`apt-get install prometheus`, which .ci/run does), or PROMETHEUS_PATH. */
+/** Debian's Prometheus and promtool (`apt-get install prometheus`, which .ci/run does), or PROMETHEUS_PATH and PROMTOOL_PATH. */
 const PROMETHEUS = process.env.PROMETHEUS_PATH ?? '/usr/bin/prometheus';
+const PROMTOOL = process.env.PROMTOOL_PATH ?? '/usr/bin/promtool';
+
+const installed = [PROMETHEUS, PROMTOOL].every((tool) => spawnSync(tool, ['--version']).status === 0);
 
 /**
- * A describe block that needs Prometheus. Without it it is skipped with a message, except under
- * CI=true, where a missing Prometheus fails the run.
+ * A describe block that needs the real Prometheus and promtool. Without them it is skipped with a
+ * message, except under CI=true, where their absence fails the run: dashboards and alerts are never
+ * checked by parsing alone.
  */
 export function describeWithPrometheus(name: string, tests: () => void): void {
-  const found = existsSync(PROMETHEUS);
-  if (!found) {
-    const message = `No Prometheus at ${PROMETHEUS}: install it (apt-get install -y prometheus) or set PROMETHEUS_PATH.`;
+  if (!installed) {
+    const message = `No ${PROMETHEUS} or ${PROMTOOL}: install them (apt-get install -y prometheus) or set PROMETHEUS_PATH and PROMTOOL_PATH.`;
     if (process.env.CI === 'true') throw new Error(`${message} CI=true, so the Prometheus tests may not be skipped.`);
     console.warn(`${message} The tests in "${name}" are skipped.`);
   }
-  describe.skipIf(!found)(name, tests);
+  describe.skipIf(!installed)(name, tests);
 }
 
-export interface Prometheus {
-  /** http://127.0.0.1:<port>, its HTTP API under /api/v1. */
+/** One sample of an instant query's answer: the series' labels and its value (a number, NaN or ±Inf). */
+interface Sample {
+  metric: Record<string, string>;
+  value: number;
+}
+
+export interface RunningPrometheus {
+  /** http://127.0.0.1:<port> */
   url: string;
+  /** An instant query through the HTTP API (`/api/v1/query`); throws with Prometheus' own message when it does not parse. */
+  query(promql: string): Promise<Sample[]>;
+  /** Resolves once every target of the job has been scraped `count` more times. */
+  scrapes(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface PrometheusOptions {
+  /** The job's name, as the ServiceMonitor names it. */
+  job: string;
+  /** host:port of each /metrics to scrape. */
+  targets: string[];
+  /** @default '1s', so that a test waits seconds, not minutes, for its samples */
+  scrapeInterval?: string;
+}
+
 /**
- * A Prometheus of its own on a free loopback port, with its own data folder, scraping `target`
- * (`127.0.0.1:<port>`, path /metrics) every second; stopped by its PID and its folder removed on close.
+ * The real Prometheus, started by the test on a free loopback port with its own configuration and
+ * data folder (a temporary one, removed on close), scraping `targets`; stopped by its PID, never a
+ * system service.
  */
-export async function startPrometheus(target: string): Promise<Prometheus> {
-  const folder = await mkdtemp(join(tmpdir(), 'prometheus-'));
+export async function startPrometheus({ job, targets, scrapeInterval = '1s' }: PrometheusOptions): Promise<RunningPrometheus> {
+  const folder = await mkdtemp(join(tmpdir(), 'vms-prometheus-'));
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   await writeFile(
     join(folder, 'prometheus.yml'),
-    `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs: [{ job_name: gateway, static_configs: [{ targets: ['${target}'] }] }]\n`,
+    JSON.stringify({
+      global: { scrape_interval: scrapeInterval, scrape_timeout: scrapeInterval, evaluation_interval: scrapeInterval },
+      scrape_configs: [{ job_name: job, static_configs: [{ targets }] }],
+    }),
   );
   const child: ChildProcess = spawn(
     PROMETHEUS,
@@ -49,23 +75,52 @@ export async function startPrometheus(target: string): Promise<Prometheus> {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Server is ready to receive web requests.')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`prometheus exited with ${code}: ${output}`)));
-  });
+  let output = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    await rm(folder, { recursive: true, force: true });
+  };
+  const api = async (path: string): Promise<unknown> => {
+    const answer = (await (await fetch(`${url}${path}`)).json()) as { status: string; data?: unknown; error?: string };
+    if (answer.status !== 'success') throw new Error(`Prometheus: ${answer.error}`);
+    return answer.data;
+  };
+  const query = async (promql: string) => {
+    const data = (await api(`/api/v1/query?query=${encodeURIComponent(promql)}`)) as {
+      result: Array<{ metric: Record<string, string>; value: [number, string] }>;
+    };
+    return data.result.map(({ metric, value }) => ({ metric, value: Number(value[1]) }));
+  };
+  try {
+    await expect
+      .poll(async () => (child.exitCode === null ? (await fetch(`${url}/-/ready`).catch(() => undefined))?.status : output), {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(200);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      await rm(folder, { recursive: true, force: true });
+    url,
+    query,
+    async scrapes(count) {
+      // Each target's own count of scrapes, from the samples of `up` Prometheus wrote for it.
+      const scraped = async () =>
+        Math.min(...(await query(`count_over_time(up{job="${job}"}[1h])`)).map((sample) => sample.value), Number.POSITIVE_INFINITY);
+      const before = await scraped();
+      const start = Number.isFinite(before) ? before : 0;
+      await expect
+        .poll(async () => ((await query(`up{job="${job}"}`)).length === targets.length ? (await scraped()) - start : 0), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBeGreaterThanOrEqual(count);
     },
+    close,
   };
 }

@@ -44,7 +44,8 @@ export async function startRedis({ password }: { password?: string } = {}): Prom
   };
   const kill = async () => {
     const running = child;
-    if (!running || running.exitCode !== null) return;
+    // Gone already: a process killed by a signal has no exit code, only its signal.
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
     running.kill('SIGKILL');
     await exited;

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { test } from '../support/fixtures.js';
+import { PROMETHEUS_JOB } from '../support/manifests.js';
+import { describeWithPrometheus, startPrometheus } from '../support/prometheus.js';
+import { describeWithRedis, startRedis } from '../support/redis.js';
+import { sendEveryKind, startBusyGateway } from '../support/traffic.js';
+
+interface Panel {
+  type: string;
+  title: string;
+  datasource?: { type: string; uid: string };
+  targets?: Array<{ expr: string; refId: string }>;
+  panels?: Panel[];
+}
+
+const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+  uid: string;
+  panels: Panel[];
+  templating: { list: Array<{ name: string; type: string; query: unknown; allValue?: string }> };
+};
+
+/** Every panel, those of collapsed rows included. */
+const panels = dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]).filter((panel) => panel.type !== 'row');
+
+/**
+ * A panel's query as Grafana sends it: its variables given the values a dashboard opened on every
+ * pod has. `$__rate_interval` is a window that holds the test's traffic whole.
+ */
+const asSent = (expr: string) => expr.replaceAll('$__rate_interval', '5m').replaceAll('$instance', '.*');
+
+describeWithPrometheus('deploy/grafana-dashboard.json', () => {
+  test('every panel queries the Prometheus data source the dashboard asks for, by the job the ServiceMonitor names', () => {
+    expect(dashboard.templating.list.map(({ name, type }) => `${name}:${type}`)).toEqual(['datasource:datasource', 'instance:query']);
+    for (const panel of panels) {
+      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: `\${datasource}` });
+      expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+      for (const { expr } of panel.targets!) expect(expr, panel.title).toContain(`job="${PROMETHEUS_JOB}"`);
+    }
+    expect(new Set(panels.map((panel) => panel.title)).size).toBe(panels.length);
+  });
+
+  describeWithRedis('against a real Prometheus scraping a gateway under traffic', () => {
+    test('every panel’s query parses and returns data', { timeout: 120_000 }, async ({ start }) => {
+      const redis = await startRedis();
+      try {
+        const gateway = await startBusyGateway(start, redis);
+        const prometheus = await startPrometheus({ job: PROMETHEUS_JOB, targets: [new URL(gateway.metricsUrl).host] });
+        try {
+          // Rounds a scrape apart, so that counters rise between samples; Redis fails halfway, as in an outage.
+          for (let round = 0; round < 6; round++) {
+            if (round === 3) await redis.kill();
+            await sendEveryKind(gateway, round);
+            await prometheus.scrapes(1);
+          }
+          await prometheus.scrapes(2);
+
+          // The pod variable's values: label_values(up{job=...}, instance) is Grafana's; its series are Prometheus'.
+          expect((await prometheus.query(`up{job="${PROMETHEUS_JOB}"}`)).map((sample) => sample.metric.instance)).toEqual([
+            new URL(gateway.metricsUrl).host,
+          ]);
+          const answers = await Promise.all(
+            panels.flatMap((panel) =>
+              panel.targets!.map(async ({ expr, refId }) => {
+                const where = `${panel.title} (${refId})`;
+                try {
+                  const samples = await prometheus.query(asSent(expr));
+                  if (samples.length === 0) return `${where}: no data`;
+                  return samples.some((sample) => Number.isFinite(sample.value)) ? undefined : `${where}: only ${samples[0]!.value}`;
+                } catch (error) {
+                  return `${where}: ${(error as Error).message}`;
+                }
+              }),
+            ),
+          );
+          expect(answers.filter((answer) => answer !== undefined)).toEqual([]);
+          // No panel may be an empty shell: the test sent each kind of traffic a panel shows.
+          expect(answers.length).toBe(panels.reduce((count, panel) => count + panel.targets!.length, 0));
+        } finally {
+          await prometheus.close();
+        }
+      } finally {
+        await redis.close();
+      }
+    });
+  });
+});
