@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
+import { parse } from 'yaml';
+import { ruleFile } from '../../scripts/rule-file.js';
 import { test } from '../support/fixtures.js';
 import { PROMETHEUS_JOB } from '../support/manifests.js';
 import { describeWithPrometheus, startPrometheus } from '../support/prometheus.js';
@@ -20,6 +22,11 @@ const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana-dashboar
   templating: { list: Array<{ name: string; type: string; query: unknown; allValue?: string }> };
 };
 
+/** The alerts of deploy/prometheus-rules.yaml. */
+const ALERTS = (parse(ruleFile()) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap(
+  (group) => group.rules,
+);
+
 /** Every panel, those of collapsed rows included. */
 const panels = dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]).filter((panel) => panel.type !== 'row');
 
@@ -29,7 +36,7 @@ const panels = dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [
  */
 const asSent = (expr: string) => expr.replaceAll('$__rate_interval', '5m').replaceAll('$instance', '.*');
 
-describeWithPrometheus('deploy/grafana-dashboard.json', () => {
+describeWithPrometheus('deploy/grafana-dashboard.json and the alerts of deploy/prometheus-rules.yaml', () => {
   test('every panel queries the Prometheus data source the dashboard asks for, by the job the ServiceMonitor names', () => {
     expect(dashboard.templating.list.map(({ name, type }) => `${name}:${type}`)).toEqual(['datasource:datasource', 'instance:query']);
     for (const panel of panels) {
@@ -41,7 +48,9 @@ describeWithPrometheus('deploy/grafana-dashboard.json', () => {
   });
 
   describeWithRedis('against a real Prometheus scraping a gateway under traffic', () => {
-    test('every panel’s query parses and returns data', { timeout: 120_000 }, async ({ start }) => {
+    test('every panel’s query parses and returns data; every alert’s parses and names only metrics the gateway exports', {
+      timeout: 120_000,
+    }, async ({ start }) => {
       const redis = await startRedis();
       try {
         const gateway = await startBusyGateway(start, redis);
@@ -76,6 +85,25 @@ describeWithPrometheus('deploy/grafana-dashboard.json', () => {
           expect(answers.filter((answer) => answer !== undefined)).toEqual([]);
           // No panel may be an empty shell: the test sent each kind of traffic a panel shows.
           expect(answers.length).toBe(panels.reduce((count, panel) => count + panel.targets!.length, 0));
+
+          // The alerts: healthy or not, each expression parses, and each metric it names has series.
+          const unknown = await Promise.all(
+            ALERTS.map(async ({ alert, expr }) => {
+              try {
+                await prometheus.query(expr);
+              } catch (error) {
+                return [`${alert}: ${(error as Error).message}`];
+              }
+              const names = new Set([...expr.matchAll(/([a-zA-Z_:][\w:]*)\{/g)].map((match) => match[1]!));
+              const missing = await Promise.all(
+                [...names].map(async (name) =>
+                  (await prometheus.query(`count(${name}{job="${PROMETHEUS_JOB}"})`)).length ? [] : [`${alert}: ${name}`],
+                ),
+              );
+              return missing.flat();
+            }),
+          );
+          expect(unknown.flat()).toEqual([]);
         } finally {
           await prometheus.close();
         }

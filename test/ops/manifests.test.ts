@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -46,6 +46,11 @@ const MODELS = {
     ServiceMonitor,
     '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
     'IServiceMonitor',
+  ],
+  'monitoring.coreos.com/v1 PrometheusRule': [
+    PrometheusRule,
+    '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
+    'IPrometheusRule',
   ],
 } as const;
 const modelOf = (object: { apiVersion: string; kind: string }) => MODELS[`${object.apiVersion} ${object.kind}` as keyof typeof MODELS];
@@ -103,6 +108,7 @@ describe('deploy/ manifests', () => {
       'HorizontalPodAutoscaler',
       'NetworkPolicy',
       'PodDisruptionBudget',
+      'PrometheusRule',
       'Service',
       'Service',
       'ServiceMonitor',
@@ -113,7 +119,7 @@ describe('deploy/ manifests', () => {
     const kustomized = parseAllDocuments(readFileSync(`${ROOT}deploy/kustomization.yaml`, 'utf8'))[0]!.toJS() as { resources: string[] };
     const operatorsOnly = (file: string) => objectsOf(file).every((object) => object.apiVersion.startsWith('monitoring.coreos.com/'));
     expect(kustomized.resources.sort()).toEqual(MANIFEST_FILES.filter((file) => !operatorsOnly(file)).sort());
-    expect(MANIFEST_FILES.filter(operatorsOnly)).toEqual(['servicemonitor.yaml']);
+    expect(MANIFEST_FILES.filter(operatorsOnly)).toEqual(['prometheus-rules.yaml', 'servicemonitor.yaml']);
   });
 
   it('are objects of the Kubernetes API, valid by its schemas, with no field it does not know', () => {

@@ -7,7 +7,7 @@ import { freePort } from './ports.js';
 
 /** Debian's Prometheus and promtool (`apt-get install prometheus`, which .ci/run does), or PROMETHEUS_PATH and PROMTOOL_PATH. */
 const PROMETHEUS = process.env.PROMETHEUS_PATH ?? '/usr/bin/prometheus';
-const PROMTOOL = process.env.PROMTOOL_PATH ?? '/usr/bin/promtool';
+export const PROMTOOL = process.env.PROMTOOL_PATH ?? '/usr/bin/promtool';
 
 const installed = [PROMETHEUS, PROMTOOL].every((tool) => spawnSync(tool, ['--version']).status === 0);
 

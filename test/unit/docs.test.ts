@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_DOC, renderConfiguration } from '../../scripts/configuration-doc.js';
 import { ErrorCode } from '../../src/errors.js';
+import { anchorsOf } from '../support/markdown.js';
 
 /**
  * The docs hold what the code does: generated parts are current, codes and commands exist, links
@@ -13,14 +14,6 @@ import { ErrorCode } from '../../src/errors.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (heading: string) =>
-  heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replaceAll(' ', '-');
-const anchorsOf = (markdown: string) => new Set([...markdown.matchAll(/^#+ (.+)$/gm)].map((match) => anchor(match[1]!)));
 
 describe('docs', () => {
   it('docs/configuration.md is what the settings table renders', () => {
