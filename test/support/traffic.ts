@@ -8,7 +8,8 @@ import type { RedisServer } from './redis.js';
 
 /**
  * A gateway with every kind of traffic an operator sees, so that every metric it exports has
- * series: for the dashboard and alert tests against a real Prometheus (test/ops/dashboard.test.ts).
+ * series: for the dashboard and alert tests against a real Prometheus (test/ops/dashboard.test.ts)
+ * and the check that docs/operations.md lists every metric (test/ops/metrics-docs.test.ts).
  */
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
