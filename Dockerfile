@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The gateway as a container: compiled in one stage, shipped with production dependencies only,
-# run as the unprivileged "node" user. Build: docker build -t vms-graphql-gateway .
+# run as the unprivileged "node" user. Built with podman: npm run image (scripts/build-image.sh).
 
 # The Node LTS the image ships: the version in .node-version, the one the project runs and CI tests on.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim

@@ -18,7 +18,7 @@ export function renderConfiguration(): string {
   const lines = [
     '# Configuration',
     '',
-    '<!-- Generated from src/config/settings.ts by `npm run docs:write`; edit the table there, not this file. -->',
+    '<!-- Generated from src/config/settings.ts by `./run npm run docs:write`; edit the table there, not this file. -->',
     '',
     'The gateway reads only environment variables, each of them optional. A value that does not parse,',
     'or an empty one, stops start-up with exit status 1 and one line naming the variable:',

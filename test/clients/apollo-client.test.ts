@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { BatchHttpLink } from '@apollo/client/link/batch-http';
@@ -5,6 +6,7 @@ import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom, tap } from 'rxjs';
 import { describe, expect } from 'vitest';
+import { blocksBetween, README_APP_STEP } from '../support/app-folder.js';
 import { sha256 } from '../support/apq.js';
 import { SANDBOX_AUTH } from '../support/auth.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
@@ -74,6 +76,26 @@ describe('Apollo Client', () => {
       ['POST', { first: 25, after: expect.any(String) }],
       ['POST', { first: 25, after: expect.any(String) }],
     ]);
+  });
+
+  it("pages the README's own ApiKeys query to the end with docs/clients.md's set-up: every page merged, none replaced", async ({
+    gateway,
+  }) => {
+    const readme = blocksBetween(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'), ...README_APP_STEP);
+    const text = /graphql\(`([\s\S]*)`\)/.exec(readme.find(({ file }) => file === 'src/api-keys.ts')!.text)![1]!;
+    const query = gql(text);
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: gateway.url, headers }),
+      cache: new InMemoryCache({ typePolicies: { Query: { fields: { apiKeys: relayStylePagination() } } } }),
+    });
+    type Keys = { apiKeys: { edges?: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } };
+    const observable = client.watchQuery({ query });
+    let page = (await firstValueFrom(observable.pipe(filter((result) => result.dataState === 'complete')))).data as Keys;
+    while (page.apiKeys.pageInfo.hasNextPage) {
+      page = (await observable.fetchMore({ variables: { after: page.apiKeys.pageInfo.endCursor } })).data as Keys;
+    }
+    const merged = client.readQuery({ query }) as Keys;
+    expect(merged.apiKeys.edges?.map((edge) => edge.node.id)).toEqual(allKeys.map((key) => key.id));
   });
 
   it('normalises the record a mutation returns: the cache holds Category:cat_002 with its new name', async ({ gateway }) => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
-import { appFolder, blocksBetween, followSteps } from '../support/app-folder.js';
+import { appFolder, blocksBetween, CLIENTS_RELAY_STEP, followSteps } from '../support/app-folder.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 
 /**
@@ -11,7 +11,7 @@ import { gatewayOverSandbox } from '../support/fixtures.js';
  * environment, relay-compiler and `tsc`; then the app's own code, run against the sandbox.
  */
 const CLIENTS = readFileSync(new URL('../../docs/clients.md', import.meta.url), 'utf8');
-const steps = blocksBetween(CLIENTS, '**Relay**', '## Incremental delivery');
+const steps = blocksBetween(CLIENTS, ...CLIENTS_RELAY_STEP);
 const it = gatewayOverSandbox();
 
 /** The test's own use of the app's code: the first keys, through the environment the doc shows. */

@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_DOC, renderConfiguration } from '../../scripts/configuration-doc.js';
 import { ErrorCode } from '../../src/errors.js';
+import { blocksBetween, CLIENTS_RELAY_STEP, README_APP_STEP } from '../support/app-folder.js';
 import { anchorsOf } from '../support/markdown.js';
 
 /**
@@ -52,6 +53,31 @@ describe('docs', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('runs every command of this repository through ./run (Node 24), and builds the image with podman', () => {
+    // The shell blocks a reader runs in an app of their own, on their own Node.
+    const appSteps: Record<string, readonly [string, string]> = { 'README.md': README_APP_STEP, 'docs/clients.md': CLIENTS_RELAY_STEP };
+    // With Node 24 on the PATH, as the README says next to them, these need no ./run.
+    const withoutRun = new Set(['npm install && npm start', 'npm ci && npm test']);
+    // A heading names the suite; its anchor is linked to.
+    const headings = /^#+ .*$/gm;
+    const wrong = DOCS.flatMap((file) => {
+      const text = read(file);
+      const step = appSteps[file];
+      const appBlocks = step ? blocksBetween(text, ...step).map(({ text: block }) => block) : [];
+      const blocks = [...text.matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]!).filter((block) => !appBlocks.includes(block));
+      const prose = text.replace(/```\w*\n[\s\S]*?```/g, '').replace(headings, '');
+      const commands = [
+        ...[...prose.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!).filter((span) => !withoutRun.has(span)),
+        ...blocks.flatMap((block) => block.split('\n')),
+      ];
+      // A command: at the start, after && or ;, behind any VARIABLE=value assignments.
+      return commands
+        .filter((command) => /(?:^|&&|;)\s*(?:[A-Z_]+=\S*\s+)*(?:npm|npx|docker) /.test(command))
+        .map((command) => `${file}: ${command}`);
+    });
+    expect(wrong).toEqual([]);
   });
 
   it('keeps the README to what a newcomer reads in five minutes', () => {
