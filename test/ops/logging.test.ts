@@ -260,6 +260,26 @@ describe('LOG_LEVEL=info', () => {
   });
 });
 
+describe('a read cache hit', () => {
+  it('is logged under the name of the operation it repeats, sent without operationName', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(1)]) }));
+    const logs = captureLogs('info');
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger, cacheTtlMs: 60_000 });
+    const query = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+    const answers = [await gateway.graphql(query, { headers: AUTH }), await gateway.graphql(query, { headers: AUTH })];
+    expect(answers[1]!.body).toEqual(answers[0]!.body);
+    expect(upstream.requests).toHaveLength(1);
+    expect(
+      logs
+        .lines('graphql request')
+        .map(({ operationName, operationType, cache, upstreamCalls }) => ({ operationName, operationType, cache, upstreamCalls })),
+    ).toEqual([
+      { operationName: 'Keys', operationType: 'query', cache: 'miss', upstreamCalls: 1 },
+      { operationName: 'Keys', operationType: 'query', cache: 'hit', upstreamCalls: 0 },
+    ]);
+  });
+});
+
 describe('only JSON lines in production', () => {
   it('what a dependency prints with console becomes a line at its level, an Error as its class and message', () => {
     const { logger, lines } = captureLogs('debug');
