@@ -155,6 +155,48 @@ export const redisUrl = z
   .transform((value) => new URL(value))
   .describe('`redis://` or `rediss://` URL, user, password and database optional');
 
+/** A Redis node's or a Sentinel's address. */
+interface RedisAddress {
+  host: string;
+  port: number;
+}
+
+/** `host:port` as a RedisAddress (an IPv6 host in brackets, `[fd00::1]:6379`), or undefined. */
+function redisAddressOf(entry: string): RedisAddress | undefined {
+  if (!/^[^/?#@]+:\d{1,5}$/.test(entry)) return undefined;
+  try {
+    const url = new URL(`redis://${entry}`);
+    const port = Number(url.port);
+    if (url.hostname === '' || port < 1 || port > 65535) return undefined;
+    return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The most addresses a list may name: a Redis Cluster's seeds or a deployment's Sentinels are a handful. */
+const MAX_REDIS_ADDRESSES = 64;
+
+/** Comma-separated `host:port` addresses, e.g. `sentinel-0.redis:26379,sentinel-1.redis:26379`. */
+export const redisAddressList = z
+  .string()
+  .transform(commaSeparated)
+  .refine(
+    (entries) => entries.length >= 1 && entries.length <= MAX_REDIS_ADDRESSES && entries.every((entry) => redisAddressOf(entry)),
+    `must be 1 to ${MAX_REDIS_ADDRESSES} host:port addresses separated by commas, such as redis-0.redis:6379,redis-1.redis:6379`,
+  )
+  .transform((entries) => entries.map((entry) => redisAddressOf(entry)!))
+  .describe(`1–${MAX_REDIS_ADDRESSES} \`host:port\` addresses, separated by commas`);
+
+/** The name Sentinels monitor a primary under (`sentinel monitor <name> …`), e.g. `mymaster`. */
+export const sentinelMasterName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits and . _ -')
+  .describe('1–64 of `A-Z a-z 0-9 . _ -`');
+
+/** A password: any text, never shown, not in an error, a log line or docs/configuration.md. */
+export const password = z.string().max(1024, 'must be at most 1024 characters long').describe('text of up to 1024 characters');
+
 /** A prefix for every key the gateway writes, e.g. `vms-gateway:`. */
 export const keyPrefix = z
   .string()

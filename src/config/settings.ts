@@ -11,11 +11,14 @@ import {
   nameList,
   oneOf,
   originList,
+  password,
   pathList,
+  redisAddressList,
   redisUrl,
   returnedHeaderList,
   revision,
   secret,
+  sentinelMasterName,
   text,
   upstreamBaseUrl,
   wholeNumber,
@@ -439,12 +442,46 @@ export const SETTINGS = {
     section: 'clients',
   }),
 
+  // The Redis the replicas share is named by one of three settings, one per topology (SETTING_RULES
+  // refuses two): one server, a primary that Sentinels fail over, or a Redis Cluster.
   redisUrl: setting({
     env: 'REDIS_URL',
     parse: redisUrl,
     default: undefined,
     defaultText: 'unset: every store in this process',
-    doc: 'Where the read cache, the persisted queries and the rate-limit counters live, shared by every replica and worker ([shared state](shared-state.md)). Its password is never logged.',
+    doc: 'One Redis server, where the read cache, the persisted queries and the rate-limit counters live, shared by every replica and worker ([shared state](shared-state.md)). Its password is never logged.',
+    section: 'state',
+  }),
+  redisSentinels: setting({
+    env: 'REDIS_SENTINELS',
+    parse: redisAddressList,
+    default: undefined,
+    defaultText: 'unset',
+    doc: 'Instead of `REDIS_URL`: Sentinels that name the primary of `REDIS_SENTINEL_MASTER`, which the gateway follows through a failover ([topologies](shared-state.md#redis-without-a-single-point-of-failure)).',
+    section: 'state',
+  }),
+  redisSentinelMaster: setting({
+    env: 'REDIS_SENTINEL_MASTER',
+    parse: sentinelMasterName,
+    default: undefined,
+    defaultText: 'unset',
+    doc: 'The name the Sentinels of `REDIS_SENTINELS` monitor the primary under (`sentinel monitor <name> …`).',
+    section: 'state',
+  }),
+  redisClusterNodes: setting({
+    env: 'REDIS_CLUSTER_NODES',
+    parse: redisAddressList,
+    default: undefined,
+    defaultText: 'unset',
+    doc: 'Instead of `REDIS_URL`: nodes of a Redis Cluster (cluster mode enabled), from which the gateway learns the others and their slots.',
+    section: 'state',
+  }),
+  redisPassword: setting({
+    env: 'REDIS_PASSWORD',
+    parse: password,
+    default: undefined,
+    defaultText: 'unset: no password',
+    doc: 'Password of the Redis nodes of `REDIS_SENTINELS` (and of its Sentinels) or of `REDIS_CLUSTER_NODES`; `REDIS_URL` holds its own. Never logged.',
     section: 'state',
   }),
   redisKeyPrefix: setting({
@@ -476,7 +513,7 @@ export const SETTINGS = {
     env: 'CACHE_BYTES',
     parse: bytes(1024 * 1024, 1024 * 1024 * 1024),
     default: 32 * 1024 * 1024,
-    doc: 'Memory for cached answers when they are kept in this process (no `REDIS_URL`), least recently used dropped first; an answer above a 64th of it is not cached.',
+    doc: 'Memory for cached answers when they are kept in this process (no Redis is set), least recently used dropped first; an answer above a 64th of it is not cached.',
     section: 'state',
   }),
   // Ten operations a second, sustained over a minute, with the whole minute's worth as a burst: far
@@ -602,6 +639,21 @@ export const SETTING_RULES: ReadonlyArray<{ refused: (settings: Settings) => boo
   {
     refused: (settings) => settings.port !== 0 && settings.metricsPort === settings.port,
     message: 'METRICS_PORT must differ from PORT: /metrics is kept off the public port.',
+  },
+  {
+    refused: ({ redisUrl, redisSentinels, redisClusterNodes }) => [redisUrl, redisSentinels, redisClusterNodes].filter(Boolean).length > 1,
+    message:
+      'Set at most one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES: each names the whole Redis the replicas share (one server, a primary that Sentinels fail over, a Redis Cluster).',
+  },
+  {
+    refused: ({ redisSentinels, redisSentinelMaster }) => (redisSentinels === undefined) !== (redisSentinelMaster === undefined),
+    message: 'REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together: the Sentinels, and the name they monitor the primary under.',
+  },
+  {
+    refused: ({ redisPassword, redisSentinels, redisClusterNodes }) =>
+      redisPassword !== undefined && redisSentinels === undefined && redisClusterNodes === undefined,
+    message:
+      'REDIS_PASSWORD is read with REDIS_SENTINELS or REDIS_CLUSTER_NODES only; REDIS_URL holds its own password (redis://:password@host:6379).',
   },
 ];
 

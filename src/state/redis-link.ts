@@ -1,5 +1,12 @@
-import type { Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, type Redis } from 'ioredis';
 import type { StoreFailures, StoreName } from './store-failures.js';
+
+/**
+ * The Redis the stores share: one connection to one server or to the primary that Sentinels name
+ * (ioredis asks them again on each reconnection), or a Redis Cluster, a connection per node.
+ */
+export type RedisConnection = Redis | Cluster;
 
 /** How long the stores send nothing to a Redis that failed a command, unless it connects again first. */
 const REDIS_PAUSE_MS = 1_000;
@@ -17,7 +24,10 @@ local now_ms = clock[1] * 1000 + math.floor(clock[2] / 1000)
 if now_ms > tonumber(ARGV[1]) then return nil end
 `;
 
-/** A store's command: a Lua script run atomically on its keys, the deadline first among its arguments. */
+/**
+ * A store's command: a Lua script run atomically on its keys, which lie in one Redis Cluster slot,
+ * the deadline first among its arguments.
+ */
 export type StoreScript = (keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<unknown>;
 
 /**
@@ -30,21 +40,31 @@ export type StoreScript = (keys: readonly string[], args: ReadonlyArray<string |
  *   a Redis that is down or stalls costs a request one command timeout at most, and the requests
  *   after it none. A timeout also drops the connection, and with it every command still waiting for
  *   an answer, so that a Redis that stalls holds nothing of the gateway's in memory; ioredis
- *   reconnects in the background.
+ *   reconnects in the background: behind Sentinels, to the primary they name then; in a Redis
+ *   Cluster, every node's connection is dropped (`Cluster.disconnect(true)`), and the cluster
+ *   reconnects and reads its slots again, the node that stalled left out until it answers.
  * - Every command is a script that carries its deadline (`DEADLINE_CHECK`): nothing that timed out
  *   runs late.
  */
 export class RedisLink {
   readonly #failures: StoreFailures;
   readonly #commandTimeoutMs: number;
-  /** Redis's clock minus this process's, measured each time the connection is ready. */
+  /**
+   * The clock of the Redis last measured minus this process's, measured each time a connection is
+   * ready: one server's, or the primary's that Sentinels name; in a Redis Cluster, the offset of a
+   * node not measured yet.
+   */
   #clockOffsetMs = 0;
+  /** In a Redis Cluster, each node's clock minus this process's, by the node's `host:port`: their clocks are their own. */
+  readonly #nodeClockOffsets = new Map<string, number>();
   #pausedUntil = 0;
   /** The failure that paused the stores, which a command not sent meanwhile is reported with. */
   #pausedBy: unknown;
+  /** Who waits for `connected`. */
+  readonly #waiting: Array<() => void> = [];
 
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisConnection,
     readonly prefix: string,
     failures: StoreFailures,
     commandTimeoutMs: number,
@@ -52,24 +72,59 @@ export class RedisLink {
     this.#failures = failures;
     this.#commandTimeoutMs = commandTimeoutMs;
     redis.on('ready', () => {
-      this.#pausedUntil = 0;
-      void this.#measureClock();
+      if (!(redis instanceof Cluster)) void this.#measureClock(redis);
+      this.#connectedAgain();
     });
+    // A node's connection is made once, and never made again: ioredis makes a new one.
+    if (redis instanceof Cluster) {
+      redis.on('+node', (node: Redis) =>
+        node.once('ready', () => {
+          void this.#measureClock(node);
+          this.#connectedAgain();
+        }),
+      );
+    }
   }
 
   /**
-   * The key of a store's entry, under the prefix: `<prefix><kind>:<id>`, or `<prefix><kind>:{<id>}:<part>`
-   * for the parts of an entry a script uses together, which Redis Cluster then keeps in one slot.
+   * Resolves once every connection the stores send to is ready: the one connection, or in a Redis
+   * Cluster the cluster's and each primary's (ioredis refuses a command for a node still connecting).
+   */
+  connected(): Promise<void> {
+    return this.#ready() ? Promise.resolve() : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #ready(): boolean {
+    const { redis } = this;
+    return redis.status === 'ready' && (!(redis instanceof Cluster) || redis.nodes('master').every((node) => node.status === 'ready'));
+  }
+
+  /** A connection became ready: once all are, a pause ends, and whoever waits for them is told. */
+  #connectedAgain(): void {
+    if (!this.#ready()) return;
+    this.#pausedUntil = 0;
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+
+  /**
+   * The key of a store's entry, under the prefix: `<prefix><kind>:<id>`, in the slot of its own
+   * hash; or `<prefix><kind>:{<id>}:<part>` for the parts of an entry a script uses together, all in
+   * the slot of `<id>` (a hash tag: `{<id>}`, since the prefix holds no brace), as a script's keys
+   * must be in a Redis Cluster.
    */
   key(kind: string, id: string, part?: string): string {
     return part === undefined ? `${this.prefix}${kind}:${id}` : `${this.prefix}${kind}:{${id}}:${part}`;
   }
 
-  /** A store's script, defined once on the connection; its first argument is given by `run`. */
+  /**
+   * A store's script, defined once on the connection; its first argument is given by `run`. Its
+   * keys must lie in one slot (`key`), on every topology: a Redis Cluster would refuse the script
+   * otherwise (CROSSSLOT), so the mistake is refused on one server too, where it would go unseen.
+   */
   script(name: string, numberOfKeys: number, lua: string): StoreScript {
     this.redis.defineCommand(name, { numberOfKeys, lua: DEADLINE_CHECK + lua });
     const command = (this.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>)[name]!;
-    return (keys, args) => command.call(this.redis, ...keys, this.#deadline(), ...args);
+    return (keys, args) => command.call(this.redis, ...keys, this.#deadline(keys), ...args);
   }
 
   /** `command`'s answer, or `fallback`'s when Redis failed it or is paused (reported as `store`'s). */
@@ -96,18 +151,37 @@ export class RedisLink {
     if (timedOut) this.redis.disconnect(true);
   }
 
-  /** When a command sent now must have run, by Redis's clock. */
-  #deadline(): number {
-    return Date.now() + this.#clockOffsetMs + this.#commandTimeoutMs;
+  /**
+   * When a command on `keys` sent now must have run, by the clock of the Redis that runs it: in a
+   * Redis Cluster, the node that serves their slot (as ioredis knows the slots).
+   */
+  #deadline(keys: readonly string[]): number {
+    const cluster = this.redis instanceof Cluster ? this.redis : undefined;
+    const slot = keys.length > 1 || cluster ? slotOf(keys) : 0;
+    const node = cluster?.slots[slot]?.[0];
+    const offset = (node === undefined ? undefined : this.#nodeClockOffsets.get(node)) ?? this.#clockOffsetMs;
+    return Date.now() + offset + this.#commandTimeoutMs;
   }
 
-  async #measureClock(): Promise<void> {
+  async #measureClock(connection: Redis): Promise<void> {
     try {
       const sent = Date.now();
-      const [seconds, micros] = await this.redis.time();
+      const [seconds, micros] = await connection.time();
       this.#clockOffsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (sent + Date.now()) / 2;
+      if (this.redis instanceof Cluster)
+        this.#nodeClockOffsets.set(`${connection.options.host}:${connection.options.port}`, this.#clockOffsetMs);
     } catch {
       // Measured again on the next connection; meanwhile the last offset stands.
     }
   }
+}
+
+/** The one Redis Cluster slot of a script's keys; a script whose keys lie in two is refused with Redis Cluster's own code. */
+function slotOf(keys: readonly string[]): number {
+  const slot = calculateSlot(keys[0]!);
+  for (let i = 1; i < keys.length; i++) {
+    if (calculateSlot(keys[i]!) !== slot)
+      throw Object.assign(new Error("A store's script names keys of two Redis Cluster slots"), { code: 'CROSSSLOT' });
+  }
+  return slot;
 }

@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { SectionSettings, Settings } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
 import { type OperationLimiter, operationLimiter } from './operation-limiter.js';
 import { InProcessPersistedQueries, type PersistedQueryStore, RedisPersistedQueries } from './persisted-queries.js';
-import { RedisLink } from './redis-link.js';
+import { type RedisConnection, RedisLink } from './redis-link.js';
 import { InProcessResponseCache, RedisResponseCache, type ResponseCache } from './response-cache.js';
 import { StoreFailures } from './store-failures.js';
 
@@ -28,17 +28,18 @@ export interface SharedState {
 export type StateSettings = SectionSettings<'state'> & Pick<Settings, 'apqStoreBytes'>;
 
 /**
- * The stores of the shared state: in this process without REDIS_URL, exactly as one replica always
- * had them; in Redis with it, under REDIS_KEY_PREFIX, shared by every replica and worker. This module
- * is the only one that knows Redis (a dependency rule says so), and a Redis that is down or slow
- * never reaches a caller as an error: its stores answer as a miss or count in this process, and
- * report it (docs/shared-state.md).
+ * The stores of the shared state: in this process without a Redis, exactly as one replica always
+ * had them; in the Redis that REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES names, under
+ * REDIS_KEY_PREFIX, shared by every replica and worker. This module is the only one that knows
+ * Redis (a dependency rule says so), and a Redis that is down or slow never reaches a caller as an
+ * error: its stores answer as a miss or count in this process, and report it (docs/shared-state.md).
  */
 export function openSharedState(settings: StateSettings, { logger, registry }: { logger: Logger; registry: Registry }): SharedState {
   const limits = settings.rateLimitOperations > 0 ? settings : undefined;
   const caching = settings.cacheTtlMs > 0;
   const persisting = settings.apqStoreBytes > 0;
-  if (!settings.redisUrl) {
+  const redis = connect(settings);
+  if (!redis) {
     return {
       responseCache: caching ? new InProcessResponseCache(settings.cacheBytes) : undefined,
       persistedQueries: persisting ? new InProcessPersistedQueries(settings.apqStoreBytes) : undefined,
@@ -47,7 +48,6 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
       close: async () => {},
     };
   }
-  const redis = connect(settings.redisUrl, settings.redisCommandTimeoutMs);
   // ioredis reports a lost connection as an 'error' event besides failing the commands; the commands' failures are what is counted.
   redis.on('error', () => {});
   const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger), settings.redisCommandTimeoutMs);
@@ -55,25 +55,68 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
     responseCache: caching ? new RedisResponseCache(link) : undefined,
     persistedQueries: persisting ? new RedisPersistedQueries(link) : undefined,
     operationLimiter: limits && operationLimiter(limits, link),
-    connected: () => (redis.status === 'ready' ? Promise.resolve() : new Promise((resolve) => redis.once('ready', () => resolve()))),
+    connected: () => link.connected(),
     close: async () => {
       redis.disconnect();
     },
   };
 }
 
+/** How long making a connection may take, a Sentinel's answer included. */
+const CONNECT_TIMEOUT_MS = 2_000;
+
+/** The wait before connecting again: the connection is retried in the background, every second at most. */
+const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1_000);
+
 /**
- * One connection with ioredis, set so that a Redis in trouble costs a request at most the command
- * timeout: no command waits in a queue while the connection is down (ioredis's default would hold
- * them until it comes back), none is retried, every one times out after `commandTimeoutMs`; the
- * connection itself is retried in the background, every second at most.
+ * The connection with ioredis to the Redis the settings name, if they name one (at most one of the
+ * three: a rule of the settings), set so that a Redis in trouble costs a request at most the
+ * command timeout: no command waits in a queue while a connection is down (ioredis's default would
+ * hold them until it comes back), none is retried, every one times out after REDIS_COMMAND_TIMEOUT_MS;
+ * connections are made again in the background.
+ *
+ * - REDIS_URL: one server.
+ * - REDIS_SENTINELS: the primary that the Sentinels name for REDIS_SENTINEL_MASTER, asked again at
+ *   every reconnection, and left as soon as they announce another, so that a failover is followed
+ *   without a restart. A primary demoted to a replica answers a write READONLY: the connection is
+ *   then made again, to the new one.
+ * - REDIS_CLUSTER_NODES: a Redis Cluster, a connection per primary, made as soon as the slots are
+ *   known (not at a node's first command, which would refuse the commands that come while it connects).
+ *   A command failed by a node that went away or a cluster that is down fails at once, rather than
+ *   be retried by ioredis; redirections (MOVED, ASK) are followed within the command's timeout.
  */
-function connect(url: URL, commandTimeoutMs: number): Redis {
-  return new Redis(url.href, {
+function connect(settings: StateSettings): RedisConnection | undefined {
+  const { redisUrl, redisSentinels, redisSentinelMaster, redisClusterNodes, redisPassword } = settings;
+  const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-  });
+    commandTimeout: settings.redisCommandTimeoutMs,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: reconnectDelay,
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+  };
+  if (redisClusterNodes) {
+    return new Cluster(redisClusterNodes, {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: reconnectDelay,
+      retryDelayOnFailover: 0,
+      retryDelayOnClusterDown: 0,
+      slotsRefreshTimeout: CONNECT_TIMEOUT_MS,
+      redisOptions: { ...options, password: redisPassword, lazyConnect: false },
+    });
+  }
+  if (redisSentinels) {
+    return new Redis({
+      ...options,
+      sentinels: redisSentinels,
+      name: redisSentinelMaster,
+      password: redisPassword,
+      sentinelPassword: redisPassword,
+      sentinelCommandTimeout: CONNECT_TIMEOUT_MS,
+      // Subscribed to the Sentinels' +switch-master: a planned failover leaves the old primary up, and taking writes
+      // until the Sentinels demote it, seconds later; the connection moves to the new one as soon as they announce it.
+      failoverDetector: true,
+    });
+  }
+  return redisUrl && new Redis(redisUrl.href, options);
 }

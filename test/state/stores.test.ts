@@ -7,7 +7,15 @@ import { callerKey } from '../../src/state/caller-key.js';
 import type { ResponseCache } from '../../src/state/response-cache.js';
 import { openSharedState, type SharedState } from '../../src/state/shared-state.js';
 import { captureLogs } from '../support/logs.js';
-import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import {
+  describeInEachTopology,
+  describeWithRedis,
+  type RedisServer,
+  type RedisSettings,
+  type SharedRedis,
+  startRedis,
+  UNHURRIED_COMMAND_TIMEOUT_MS,
+} from '../support/redis.js';
 
 /**
  * One contract for each store, run against both of its implementations: in this process (no
@@ -15,8 +23,8 @@ import { describeWithRedis, type RedisServer, startRedis } from '../support/redi
  * Redis failing) is tested below, on Redis alone.
  */
 const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheTtlMs: 60_000, cacheBytes: 1024 * 1024 };
-const open = (redisUrl?: URL) =>
-  openSharedState({ ...settings, redisUrl }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
+const open = (redis: RedisSettings & { redisCommandTimeoutMs?: number } = {}) =>
+  openSharedState({ ...settings, ...redis }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
 
 const alice = callerKey('Bearer alice-token');
 const bob = callerKey('Bearer bob-token');
@@ -122,32 +130,27 @@ describe('in process, what only the process does', () => {
   });
 });
 
-describeWithRedis('in Redis', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(() => redis.close());
-  contract('the same contract', async () => {
-    const state = open(new URL(redis.url));
-    await state.connected();
-    return { state, close: () => state.close() };
-  });
-});
+/** Each topology, with a password as an operator sets one. */
+describeInEachTopology(
+  'in Redis',
+  (redis) => {
+    const connected = async () => {
+      const state = open({ ...redis().settings, redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS });
+      await state.connected();
+      return state;
+    };
 
-describeWithRedis('in Redis, what only Redis does', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis({ password: 'a password with spaces' });
-  });
-  afterAll(() => redis.close());
+    contract('the same contract', async () => {
+      const state = await connected();
+      return { state, close: () => state.close() };
+    });
 
-  const connected = async () => {
-    const state = open(new URL(redis.url));
-    await state.connected();
-    return state;
-  };
+    describe('what only Redis does', () => whatOnlyRedisDoes(redis, connected));
+  },
+  { password: 'a password with spaces' },
+);
 
+function whatOnlyRedisDoes(redis: () => SharedRedis, connected: () => Promise<SharedState>) {
   it('is shared by every replica: what one stores or counts, the other sees, and two enforce one limit', async () => {
     const [one, two] = [await connected(), await connected()];
     try {
@@ -173,13 +176,12 @@ describeWithRedis('in Redis, what only Redis does', () => {
 
   it('holds no token, in a key or a value, and writes every key under the prefix', async () => {
     const state = await connected();
-    const { Redis } = await import('ioredis');
-    const inspector = new Redis(redis.url);
+    const inspector = redis().client();
     try {
       const token = 'Bearer frank-secret-token';
       await store(state.responseCache!, callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
       await state.operationLimiter!.take(callerKey(token), 1);
-      const keys = await inspector.keys('*');
+      const keys = await redis().keys('*');
       expect(keys.length).toBeGreaterThan(0);
       expect(keys.filter((key) => !key.startsWith(settings.redisKeyPrefix))).toEqual([]);
       const values = await Promise.all(
@@ -192,11 +194,10 @@ describeWithRedis('in Redis, what only Redis does', () => {
       expect(everything).toContain('apiKeys');
       expect(everything).not.toContain('frank-secret-token');
     } finally {
-      inspector.disconnect();
       await state.close();
     }
   });
-});
+}
 
 describeWithRedis('in Redis, when Redis fails', () => {
   let redis: RedisServer;

@@ -45,6 +45,22 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   OTEL_SERVICE_NAME: ['gw', 'gw'],
   GATEWAY_REVISION: ['0f3c2a1', '0f3c2a1'],
   REDIS_URL: ['rediss://:secret@cache.internal:6380/2', new URL('rediss://:secret@cache.internal:6380/2')],
+  REDIS_SENTINELS: [
+    'sentinel-0.redis:26379, [fd00::7]:26379',
+    [
+      { host: 'sentinel-0.redis', port: 26379 },
+      { host: 'fd00::7', port: 26379 },
+    ],
+  ],
+  REDIS_SENTINEL_MASTER: ['mymaster', 'mymaster'],
+  REDIS_CLUSTER_NODES: [
+    '10.0.0.1:6379,redis-1.redis:7000',
+    [
+      { host: '10.0.0.1', port: 6379 },
+      { host: 'redis-1.redis', port: 7000 },
+    ],
+  ],
+  REDIS_PASSWORD: ['secret', 'secret'],
   REDIS_KEY_PREFIX: ['tenant-a:', 'tenant-a:'],
   FORWARD_HEADERS: [
     'Accept-Language, x-tenant-id=x-vms-tenant',
@@ -58,6 +74,16 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
 };
 
 const sampleOf = (spec: Spec) => derivedSample(spec) ?? SAMPLES[spec.env]!;
+
+/**
+ * Variables that exclude one another (SETTING_RULES): each list is read in a load of its own, with
+ * every other variable; a variable in none of them is read in every load.
+ */
+const ALTERNATIVES = [
+  ['REDIS_URL'],
+  ['REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_PASSWORD'],
+  ['REDIS_CLUSTER_NODES', 'REDIS_PASSWORD'],
+];
 
 /** The settings table as the environment reaches it: defaults, production defaults, every variable, bad values. */
 describe('settings', () => {
@@ -104,8 +130,16 @@ describe('settings', () => {
     );
     for (const spec of specs) expect(sampleOf(spec)[1], `${spec.env} sampled with its default`).not.toEqual(tableDefault(spec, PRODUCTION));
 
-    const env = Object.fromEntries(specs.map((spec) => [spec.env, sampleOf(spec)[0]]));
-    expect(loadSettings(env)).toEqual(Object.fromEntries(Object.entries(SETTINGS).map(([key, spec]) => [key, sampleOf(spec)[1]])));
+    const alternative = new Set(ALTERNATIVES.flat());
+    for (const chosen of ALTERNATIVES) {
+      const read = specs.filter((spec) => !alternative.has(spec.env) || chosen.includes(spec.env));
+      const env = Object.fromEntries(read.map((spec) => [spec.env, sampleOf(spec)[0]]));
+      expect(loadSettings(env), chosen.join()).toEqual(
+        Object.fromEntries(
+          Object.entries(SETTINGS).map(([key, spec]) => [key, read.includes(spec) ? sampleOf(spec)[1] : tableDefault(spec, PRODUCTION)]),
+        ),
+      );
+    }
   });
 
   it('refuse a bad value, naming the variable', () => {
@@ -138,7 +172,7 @@ describe('settings', () => {
   });
 
   it('refuse the combinations SETTING_RULES lists, each with its own message', () => {
-    const [noUpstream, cleartext, credentials, timeouts, metricsPort] = SETTING_RULES.map(
+    const [noUpstream, cleartext, credentials, timeouts, metricsPort, twoRedis, sentinelsAlone, passwordAlone] = SETTING_RULES.map(
       ({ message }) => new ConfigError(`Invalid configuration: ${message}`),
     );
     expect(() => loadSettings({ NODE_ENV: 'production' })).toThrow(noUpstream);
@@ -157,6 +191,63 @@ describe('settings', () => {
     expect(() => loadSettings({ CORS_ALLOW_CREDENTIALS: 'true' })).toThrow(credentials);
     expect(() => loadSettings({ CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: '*' })).toThrow(credentials);
     expect(loadSettings({ CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: 'https://app.example' }).corsAllowCredentials).toBe(true);
+    const sample = (name: string) => SAMPLES[name]![0];
+    const url = { REDIS_URL: sample('REDIS_URL') };
+    const sentinels = { REDIS_SENTINELS: sample('REDIS_SENTINELS'), REDIS_SENTINEL_MASTER: sample('REDIS_SENTINEL_MASTER') };
+    const nodes = { REDIS_CLUSTER_NODES: sample('REDIS_CLUSTER_NODES') };
+    for (const env of [
+      { ...url, ...nodes },
+      { ...url, ...sentinels },
+      { ...sentinels, ...nodes },
+      { ...url, ...sentinels, ...nodes },
+    ]) {
+      expect(() => loadSettings(env), Object.keys(env).join()).toThrow(twoRedis);
+    }
+    expect(() => loadSettings({ REDIS_SENTINELS: sentinels.REDIS_SENTINELS })).toThrow(sentinelsAlone);
+    expect(() => loadSettings({ REDIS_SENTINEL_MASTER: sentinels.REDIS_SENTINEL_MASTER })).toThrow(sentinelsAlone);
+    expect(() => loadSettings({ REDIS_PASSWORD: 'secret' })).toThrow(passwordAlone);
+    expect(() => loadSettings({ ...url, REDIS_PASSWORD: 'secret' })).toThrow(passwordAlone);
+    expect(loadSettings({ ...nodes, REDIS_PASSWORD: 'secret' }).redisPassword).toBe('secret');
+    expect(twoRedis!.message).toContain('REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES');
+    expect(sentinelsAlone!.message).toMatch(/^Invalid configuration: REDIS_SENTINELS and REDIS_SENTINEL_MASTER /);
+  });
+
+  it('read host:port lists of Redis addresses, and refuse anything else', () => {
+    expect(loadSettings({ REDIS_CLUSTER_NODES: ' redis-0:6379 ,, [::1]:7000,127.0.0.1:7001 ' }).redisClusterNodes).toEqual([
+      { host: 'redis-0', port: 6379 },
+      { host: '::1', port: 7000 },
+      { host: '127.0.0.1', port: 7001 },
+    ]);
+    for (const bad of [
+      'redis-0',
+      'redis-0:',
+      'redis-0:0',
+      'redis-0:65536',
+      ':6379',
+      'user:pw@redis-0:6379',
+      'redis://redis-0:6379',
+      'redis-0:6379/1',
+    ]) {
+      expect(() => loadSettings({ REDIS_CLUSTER_NODES: bad }), bad).toThrow(
+        new ConfigError(
+          'Invalid configuration: REDIS_CLUSTER_NODES must be 1 to 64 host:port addresses separated by commas, such as redis-0.redis:6379,redis-1.redis:6379.',
+        ),
+      );
+    }
+    expect(() => loadSettings({ REDIS_CLUSTER_NODES: Array.from({ length: 65 }, (_, i) => `redis-${i}:6379`).join() })).toThrow(
+      ConfigError,
+    );
+  });
+
+  it('never show a Redis password in a refusal', () => {
+    for (const env of [
+      { REDIS_URL: 'redis://:hunter2@cache:6379/x' },
+      { REDIS_PASSWORD: `hunter2${'x'.repeat(1024)}`, REDIS_CLUSTER_NODES: 'redis-0:6379' },
+      { REDIS_PASSWORD: 'hunter2', REDIS_URL: 'redis://:hunter2@cache:6379' },
+    ]) {
+      expect(() => loadSettings(env)).toThrow(ConfigError);
+      expect(() => loadSettings(env)).not.toThrow(/hunter2/);
+    }
   });
 
   it.each(ENVIRONMENT_VARIABLES)('refuse %s set to an empty value instead of treating it as unset', (name) => {
