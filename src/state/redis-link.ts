@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type Redis } from 'ioredis';
+import type { RedisReach } from './redis-reach.js';
 import type { StoreFailures, StoreName } from './store-failures.js';
 
 /**
@@ -48,6 +49,7 @@ export type StoreScript = (keys: readonly string[], args: ReadonlyArray<string |
  */
 export class RedisLink {
   readonly #failures: StoreFailures;
+  readonly #reach: RedisReach;
   readonly #commandTimeoutMs: number;
   /**
    * The clock of the Redis last measured minus this process's, measured each time a connection is
@@ -67,9 +69,12 @@ export class RedisLink {
     readonly redis: RedisConnection,
     readonly prefix: string,
     failures: StoreFailures,
+    reach: RedisReach,
     commandTimeoutMs: number,
   ) {
     this.#failures = failures;
+    this.#reach = reach;
+    reach.watch(redis, () => this.#ready());
     this.#commandTimeoutMs = commandTimeoutMs;
     redis.on('ready', () => {
       if (!(redis instanceof Cluster)) void this.#measureClock(redis);
@@ -102,6 +107,7 @@ export class RedisLink {
   /** A connection became ready: once all are, a pause ends, and whoever waits for them is told. */
   #connectedAgain(): void {
     if (!this.#ready()) return;
+    this.#reach.reached();
     this.#pausedUntil = 0;
     for (const resolve of this.#waiting.splice(0)) resolve();
   }
@@ -147,8 +153,10 @@ export class RedisLink {
     if (performance.now() < this.#pausedUntil) return;
     this.#pausedUntil = performance.now() + REDIS_PAUSE_MS;
     this.#pausedBy = error;
+    if (!timedOut) return;
     // Every command still waiting is dropped with the connection, rather than held until a stalled Redis answers.
-    if (timedOut) this.redis.disconnect(true);
+    this.#reach.failed(error);
+    this.redis.disconnect(true);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { type OperationLimiter, operationLimiter } from './operation-limiter.js';
 import { InProcessPersistedQueries, type PersistedQueryStore, RedisPersistedQueries } from './persisted-queries.js';
 import { type RedisConnection, RedisLink } from './redis-link.js';
+import { RedisReach } from './redis-reach.js';
 import { InProcessResponseCache, RedisResponseCache, type ResponseCache } from './response-cache.js';
 import { StoreFailures } from './store-failures.js';
 
@@ -48,15 +49,15 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
       close: async () => {},
     };
   }
-  // ioredis reports a lost connection as an 'error' event besides failing the commands; the commands' failures are what is counted.
-  redis.on('error', () => {});
-  const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger), settings.redisCommandTimeoutMs);
+  const reach = new RedisReach(registry, logger);
+  const link = new RedisLink(redis, settings.redisKeyPrefix, new StoreFailures(registry, logger), reach, settings.redisCommandTimeoutMs);
   return {
     responseCache: caching ? new RedisResponseCache(link) : undefined,
     persistedQueries: persisting ? new RedisPersistedQueries(link) : undefined,
     operationLimiter: limits && operationLimiter(limits, link),
     connected: () => link.connected(),
     close: async () => {
+      reach.close();
       redis.disconnect();
     },
   };

@@ -40,13 +40,13 @@ export class StoreFailures {
   record(store: StoreName, error: unknown, timedOut: boolean): void {
     this.#errors.inc({ store });
     if (timedOut) this.#timeouts.inc({ store });
-    this.#warn(store, codeOf(error));
+    this.#warn(store, redisErrorCode(error));
   }
 
   /** A command not sent, since Redis had just failed another (whose error is `cause`'s). */
   skipped(store: StoreName, cause: unknown): void {
     this.#errors.inc({ store });
-    this.#warn(store, codeOf(cause));
+    this.#warn(store, redisErrorCode(cause));
   }
 
   #warn(store: StoreName, error: string): void {
@@ -64,8 +64,17 @@ export class StoreFailures {
   }
 }
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
+/**
+ * What a log line names of a Redis failure: its code, never its message (which can name Redis's
+ * address). A system error's code (ECONNREFUSED, ETIMEDOUT), a Redis error reply's (WRONGPASS,
+ * NOAUTH, READONLY, ERR…: the first word of the reply), COMMAND_TIMEOUT for a command past
+ * REDIS_COMMAND_TIMEOUT_MS; of a Redis Cluster none of whose nodes answered, its last node's.
+ */
+export function redisErrorCode(error: unknown): string {
+  const failure = (error as { lastNodeError?: unknown } | null)?.lastNodeError ?? error;
+  const { code, name, message } = (failure ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
   if (typeof code === 'string') return code;
-  return error instanceof Error ? error.name : 'unknown';
+  if (message === 'Command timed out') return 'COMMAND_TIMEOUT';
+  if (name === 'ReplyError' && typeof message === 'string') return /^[A-Z]+\b/.exec(message)?.[0] ?? name;
+  return failure instanceof Error ? failure.name : 'unknown';
 }

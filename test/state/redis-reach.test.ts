@@ -1,0 +1,124 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'vitest';
+import { bearer } from '../support/auth.js';
+import { test } from '../support/fixtures.js';
+import { metricLines, type TestGateway } from '../support/gateway.js';
+import { captureLogs, lineBase } from '../support/logs.js';
+import { apiKeyPage, apiKeys } from '../support/records.js';
+import { describeWithRedis, startRedis } from '../support/redis.js';
+
+/**
+ * What a gateway tells of whether it reaches Redis, over a real redis-server: one log line when
+ * it is first reached, one when it is lost (with the error's code) and one when it is back, never
+ * one per reconnection attempt; a refused password told as such, apart from a Redis not reached;
+ * and `gateway_shared_state_up` on /metrics, 1 or 0, at each moment. No line names the password or
+ * Redis's address.
+ */
+const PASSWORD = 'reach secret';
+/** Long enough for ioredis to try to connect again several times (it does every second at most). */
+const RETRIES_MS = 2_500;
+
+/** Resolves once the gateway's /metrics says `gateway_shared_state_up` is `value`. */
+async function gauge(gateway: TestGateway, value: 0 | 1): Promise<void> {
+  while ((await metricLines(gateway, 'gateway_shared_state_up ')).join() !== `gateway_shared_state_up ${value}`) await sleep(50);
+}
+
+describeWithRedis('whether Redis is reached', () => {
+  test('is told once when it is reached, lost and back, and the gauge follows', { timeout: 30_000 }, async ({ start }) => {
+    const redis = await startRedis({ password: PASSWORD });
+    try {
+      const upstream = await start.upstream();
+      const logs = captureLogs('info');
+      const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), redisUrl: new URL(redis.url), logger: logs.logger });
+      const reached = { ...lineBase(30), msg: 'shared state: Redis reached' };
+      expect(logs.lines()).toEqual([reached]);
+      expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 1']);
+
+      await redis.kill();
+      await gauge(gateway, 0);
+      await sleep(RETRIES_MS);
+      const lost = { ...lineBase(40), msg: 'shared state: Redis lost; serving without it', error: 'CONNECTION_CLOSED' };
+      expect(logs.lines()).toEqual([reached, lost]);
+
+      await redis.restart();
+      await gauge(gateway, 1);
+      expect(logs.lines()).toEqual([reached, lost, { ...lineBase(30), msg: 'shared state: Redis reached again' }]);
+      for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), String(redis.port)]) expect(logs.raw.join('')).not.toContain(secret);
+    } finally {
+      await redis.close();
+    }
+  });
+
+  test('stalled: lost at the first command timeout, back once it answers', { timeout: 30_000 }, async ({ start }) => {
+    const redis = await startRedis();
+    try {
+      const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+      const logs = captureLogs('info');
+      const gateway = await start.gateway({
+        upstreamUrl: new URL(upstream.url),
+        redisUrl: new URL(redis.url),
+        cacheTtlMs: 60_000,
+        logger: logs.logger,
+      });
+      redis.freeze();
+      try {
+        // The read cache's lookup times out.
+        await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: bearer('stalled') });
+        await gauge(gateway, 0);
+        await sleep(RETRIES_MS);
+      } finally {
+        redis.thaw();
+      }
+      await gauge(gateway, 1);
+      expect(logs.lines().filter(({ msg }) => msg !== 'graphql request' && !String(msg).includes('failed a command'))).toEqual([
+        { ...lineBase(30), msg: 'shared state: Redis reached' },
+        { ...lineBase(40), msg: 'shared state: Redis lost; serving without it', error: 'COMMAND_TIMEOUT' },
+        { ...lineBase(30), msg: 'shared state: Redis reached again' },
+      ]);
+    } finally {
+      await redis.close();
+    }
+  });
+
+  test('a refused password is told as such, once, apart from a Redis not reached', { timeout: 30_000 }, async ({ start }) => {
+    const redis = await startRedis({ password: PASSWORD });
+    const gone = await startRedis();
+    await gone.kill();
+    try {
+      const upstream = await start.upstream();
+      const url = (password: string, port = redis.port) =>
+        new URL(`redis://${password && `:${encodeURIComponent(password)}@`}127.0.0.1:${port}`);
+      const cases = {
+        wrong: {
+          url: url('not the secret'),
+          line: { ...lineBase(50), msg: 'shared state: Redis refused the password; serving without it', error: 'WRONGPASS' },
+        },
+        none: {
+          url: url(''),
+          line: { ...lineBase(50), msg: 'shared state: Redis refused the password; serving without it', error: 'NOAUTH' },
+        },
+        down: {
+          url: url(PASSWORD, gone.port),
+          line: { ...lineBase(40), msg: 'shared state: Redis not reached; serving without it', error: 'ECONNREFUSED' },
+        },
+      };
+      const started = await Promise.all(
+        Object.values(cases).map(async ({ url: redisUrl }) => {
+          const logs = captureLogs('info');
+          const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), redisUrl, logger: logs.logger });
+          return { gateway, logs };
+        }),
+      );
+      await sleep(RETRIES_MS);
+      for (const [i, { line }] of Object.values(cases).entries()) {
+        const { gateway, logs } = started[i]!;
+        expect(logs.lines()).toEqual([line]);
+        expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 0']);
+        for (const secret of ['not the secret', 'not%20the%20secret', PASSWORD, String(redis.port), String(gone.port)])
+          expect(logs.raw.join('')).not.toContain(secret);
+      }
+    } finally {
+      await Promise.all([redis.close(), gone.close()]);
+    }
+  });
+});
