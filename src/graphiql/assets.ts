@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
-import { graphiqlFetcher } from './fetcher.js';
+import { meros } from 'meros/browser';
+import { FETCHER_SCRIPT } from './fetcher.js';
+import { UPSTREAM_TAB_SCRIPT, UPSTREAM_TAB_STYLE } from './upstream-tab.js';
 
 /** Where the assets are served; the shell page links them from here. */
 export const ASSETS_PATH = '/graphiql/';
@@ -78,15 +80,13 @@ async function buildGraphiQLAssets(): Promise<GraphiQLAssets> {
   // The page's own options come from a JSON block in the shell, so the script is the same for every gateway.
   const app = [
     `self.MonacoEnvironment={globalAPI:false,getWorkerUrl:function(_,label){return ${JSON.stringify(workerUrls)}[label];}};`,
-    bundle.js,
-    // The options come as JSON; the fetcher, a function, is added here, and the endpoint it uses is
-    // taken out (Yoga's GraphiQL warns when given both).
-    `;(function(){var options=JSON.parse(document.getElementById('graphiql-options').textContent);var endpoint=options.endpoint||location.pathname;delete options.endpoint;options.fetcher=(${graphiqlFetcher.toString()})(endpoint);YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),options);})();`,
+    withPlugins(bundle.js),
+    START_UP,
   ].join('\n');
   const icon = /^data:([^;,]+);base64,(.*)$/s.exec(bundle.favicon);
   const [script, stylesheet, favicon] = await Promise.all([
     asset('graphiql', 'js', JAVASCRIPT, Buffer.from(app)),
-    asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(bundle.css)),
+    asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(bundle.css + UPSTREAM_TAB_STYLE)),
     asset('favicon', 'ico', icon?.[1] ?? 'image/x-icon', Buffer.from(icon?.[2] ?? '', 'base64')),
   ]);
   return {
@@ -97,12 +97,47 @@ async function buildGraphiQLAssets(): Promise<GraphiQLAssets> {
   };
 }
 
+/**
+ * What runs once the bundle has: the page's options come as JSON; the fetcher and the Upstream
+ * tab, functions, are added to them, and the endpoint the fetcher uses is taken out (Yoga's
+ * GraphiQL warns when given both). Their functions are put here as source text, in one scope, and
+ * that text is as this process was compiled: tsx (`npm run dev`) keeps function names with
+ * esbuild's `__name` helper, which is defined here as what it is to them, nothing.
+ */
+const START_UP = `;(function(){
+var __name=function(target){return target;};
+${[...FETCHER_SCRIPT, ...UPSTREAM_TAB_SCRIPT].join('\n')}
+var options=JSON.parse(document.getElementById('graphiql-options').textContent);
+var endpoint=options.endpoint||location.pathname;delete options.endpoint;
+var upstream=upstreamTab(React);YogaGraphiQL.plugins=[upstream.plugin];
+options.fetcher=graphiqlFetcher(endpoint,${meros},upstream.calls);
+YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),options);
+})();`;
+
+/**
+ * Where Yoga's GraphiQL hands GraphiQL its plugins: its Explorer alone, then every option it was
+ * given, so a `plugins` option would take the Explorer away. The list is extended there instead,
+ * by the plugins the start-up code leaves in `YogaGraphiQL.plugins` (the Upstream tab). A bundle
+ * that no longer reads so stops the build, rather than losing a tab unnoticed.
+ */
+const YOGA_PLUGINS = /plugins:\[(\w+)\],schemaDescription:!0/g;
+
+function withPlugins(js: string): string {
+  const found = js.match(YOGA_PLUGINS)?.length ?? 0;
+  if (found !== 1) {
+    throw new Error(
+      `@graphql-yoga/render-graphiql's bundle gives GraphiQL its plugins in ${found} places, not one: see withPlugins in src/graphiql/assets.ts.`,
+    );
+  }
+  return js.replace(YOGA_PLUGINS, 'plugins:[$1].concat(YogaGraphiQL.plugins),schemaDescription:!0');
+}
+
 /** JSON that may stand inside a <script> element: no `<` to close it early. */
 const scriptSafeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The page Yoga answers a browser's GET /graphql with: about a kilobyte, linking the assets. */
+/** The page Yoga answers a browser's GET /graphql with: two kilobytes or so (mostly the example tabs), linking the assets. */
 export function graphiqlShell(assets: GraphiQLAssets, options: { title?: string } & Record<string, unknown>): string {
   return `<!doctype html>
 <html lang="en">

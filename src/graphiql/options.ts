@@ -26,10 +26,24 @@ mutation UpdateCategory {
 }
 `;
 
+// Sent as it is written, so the answer comes in parts: the first 25 keys, then each further upstream page as it arrives.
+const EXAMPLE_STREAM = `# API keys in parts: the first 25 at once, then the rest
+# as each upstream page arrives, and pageInfo last. Open
+# the Upstream tab (left) to see the REST call of each.
+query StreamedApiKeys {
+  apiKeys(first: 60) {
+    edges @stream(initialCount: 25) {
+      node { id name type }
+    }
+    ... @defer { pageInfo { hasNextPage endCursor } }
+  }
+}
+`;
+
 type GraphiQLOptions = Pick<YogaServerOptions<object, object>, 'graphiql' | 'renderGraphiQL'>;
 
 /**
- * Yoga's GraphiQL options: the page opens with an example query and mutation, each tab with
+ * Yoga's GraphiQL options: the page opens with an example query, mutation and streamed query, each tab with
  * `headers` (the sandbox's Authorization header, when the gateway forwards to it).
  */
 export function graphiqlOptions(enabled: boolean, headers: Record<string, string> = {}): GraphiQLOptions {
@@ -43,6 +57,7 @@ export function graphiqlOptions(enabled: boolean, headers: Record<string, string
       defaultTabs: [
         { query: EXAMPLE_QUERY, headers: headerText },
         { query: EXAMPLE_MUTATION, headers: headerText },
+        { query: EXAMPLE_STREAM, headers: headerText },
       ],
       shouldPersistHeaders: false,
     },

@@ -21,7 +21,7 @@ const REQUEST = /^\s*(1|dry-run)\s*(?:;\s*key=(\S+)\s*)?$/;
 const SECRET_PARAMETER = /token|key|secret|password|signature|auth|credential/i;
 
 /** One upstream call as the caller sees it in `extensions.upstream.calls`. */
-interface ShownCall {
+export interface ShownCall {
   method: string;
   route: string;
   /** Path and query below UPSTREAM_URL, never its origin; secret query parameters redacted. */
@@ -36,6 +36,15 @@ interface ShownCall {
   cache: 'miss' | 'coalesced';
   paths: readonly string[];
   errors: readonly string[];
+}
+
+/** `extensions.upstream` of an answer, or of one of its parts: what GraphiQL's Upstream tab reads too. */
+export interface ShownUpstream {
+  /** An answer from the read cache, which made no call. */
+  cache?: 'hit';
+  calls: ShownCall[];
+  /** The write a dry run built and did not send. */
+  dryRun?: NonNullable<OperationRecord['dryRun']>;
 }
 
 /**
@@ -91,7 +100,7 @@ function sameKey(expected: Buffer, given: Buffer): boolean {
 }
 
 /** The calls of a record not shown yet (all of them, for a whole answer), shown now. */
-function upstreamOf(record: OperationRecord): Record<string, unknown> {
+function upstreamOf(record: OperationRecord): ShownUpstream {
   const shown = new Set(record.callsShown);
   const calls: ShownCall[] = [];
   record.upstreamCalls.forEach((call, slot) => {
@@ -133,7 +142,7 @@ export function redactedPath(path: string): string {
 }
 
 /** A result with `extensions.upstream`; an answer from the read cache, whose text is the stored one, gets it in its text. */
-function withUpstream<T extends ExecutionResult>(result: T, upstream: Record<string, unknown>): T {
+function withUpstream<T extends ExecutionResult>(result: T, upstream: ShownUpstream): T {
   const stored = (result as { stringify?: (value: unknown) => string }).stringify;
   if (stored) {
     return { ...result, stringify: (value: unknown) => JSON.stringify({ ...JSON.parse(stored(value)), extensions: { upstream } }) };

@@ -1,9 +1,12 @@
 import { mkdir } from 'node:fs/promises';
-import type { Locator } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SANDBOX_TOKEN } from '../../src/sandbox/server.js';
+import { AUTH, TOKEN } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
+import { edgesIn, pagesHeldForTheClient } from '../support/incremental.js';
+import { apiKeyList } from '../support/records.js';
 
 const SCREENSHOT = new URL('../../test-output/graphiql.png', import.meta.url).pathname;
 
@@ -13,31 +16,20 @@ const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00
 // As `npm start` runs it: the embedded sandbox, and GraphiQL opening with its header.
 const it = gatewayOverSandbox();
 
+/** The example tabs GraphiQL opens with (src/graphiql/options.ts). */
+const TABS = ['ApiKeys', 'UpdateCategory', 'StreamedApiKeys'];
+
 describeInBrowser('GraphiQL in headless Chromium', () => {
   it('opens with the example tabs and the sandbox header, runs the apiKeys query, then the example mutation', async ({
     browser,
     gateway,
   }) => {
-    const page = await browser.newPage();
-    await page.setViewportSize({ width: 1400, height: 900 });
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    // Every Content-Security-Policy violation the page reports, and every console error.
-    const violations: string[] = [];
-    await page.exposeFunction('reportViolation', (text: string) => violations.push(text));
-    await page.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (event) =>
-        (window as unknown as { reportViolation(text: string): void }).reportViolation(`${event.violatedDirective} ${event.blockedURI}`),
-      ),
-    );
-    page.on('console', (message) => {
-      if (message.type() === 'error') violations.push(message.text());
-    });
+    const { page, requested, violations } = await watchedPage(browser, { width: 1400, height: 900 });
     const executed = page.waitForRequest((request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'ApiKeys');
 
     const opened = await page.goto(gateway.url);
     expect(opened!.headers()['content-security-policy']).toContain("script-src 'self'");
-    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(['ApiKeys', 'UpdateCategory']);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
     await page.locator('.graphiql-execute-button').click();
 
     const request = await executed;
@@ -64,8 +56,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
 
     // Right after a tab switch GraphiQL still holds the other tab's operation name, which the
     // document does not have: the fetcher runs the document's one operation all the same.
-    await page.locator('.graphiql-tab', { hasText: 'UpdateCategory' }).click();
-    await expect.poll(() => shown(page.locator('.graphiql-query-editor .view-lines'))).toContain('mutation UpdateCategory');
+    await openTab(page, 'UpdateCategory', 'mutation UpdateCategory');
     expect(await overflowingLines(page.locator('.graphiql-query-editor'))).toEqual([]);
     const mutated = page.waitForRequest(
       (request) => request.method() === 'POST' && request.postDataJSON()?.query.includes('mutation UpdateCategory'),
@@ -76,6 +67,8 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       data: { updateCategory: { category: { id: 'cat_001', name: 'Renamed in GraphiQL', value: 'category-1' } } },
     });
     await expect.poll(() => shown(page.locator('.graphiql-response')), { timeout: 15_000 }).toContain('"name": "Renamed in GraphiQL"');
+    await openTab(page, 'StreamedApiKeys', 'query StreamedApiKeys');
+    expect(await overflowingLines(page.locator('.graphiql-query-editor'))).toEqual([]);
     // All of it under the page's strict policy (scripts and styles from the gateway only), without a single violation.
     expect(violations).toEqual([]);
   });
@@ -84,15 +77,8 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     const page = await browser.newPage();
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(gateway.url);
-    const editor = page.locator('.graphiql-query-editor .view-lines');
     // The browser's profile is the file's: GraphiQL reopens the tab the test before left active.
-    // A click before GraphiQL has settled is lost, so it is repeated until the tab shows.
-    const tab = page.locator('.graphiql-tab', { hasText: 'ApiKeys' });
-    const shownAfterClick = async () => {
-      await tab.click();
-      return shown(editor);
-    };
-    await expect.poll(shownAfterClick, { timeout: 15_000 }).toContain('query ApiKeys(');
+    const editor = await openTab(page, 'ApiKeys', 'query ApiKeys(');
     await editor.getByText('ApiKeys', { exact: true }).dblclick();
     await page.keyboard.type('FirstKeys');
     await page.keyboard.press('Control+Enter');
@@ -109,7 +95,157 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     await expect.poll(() => shown(result), { timeout: 15_000 }).toContain('choose the one to run');
     expect(await shown(result)).not.toMatch(/stack|\bat \w|\.js:\d/);
   });
+
+  it('shows the REST calls behind a streamed result in the Upstream tab as its parts arrive, asking for them only while it is open', {
+    timeout: 90_000,
+  }, async ({ browser, start }) => {
+    const held = pagesHeldForTheClient(60);
+    const upstream = await start.upstream(held.script);
+    // A page is held until the browser shows the part before it, which a busy machine may take longer for than the defaults allow.
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), upstreamTimeoutMs: 60_000, requestDeadlineMs: 60_000 });
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(gateway.url).origin });
+    // Tall enough for the result pane to hold every line of the answer (Monaco draws only the lines
+    // in view), and wide enough that it wraps none beside the open Upstream tab.
+    const { page, requested, violations } = await watchedPage(browser, { width: 2000, height: 10_000 });
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
+    await openTab(page, 'StreamedApiKeys', 'query StreamedApiKeys');
+    // The token as a person pastes it into the Headers tab.
+    const headers = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="-request-headers.json"]');
+    await headers.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.insertText(JSON.stringify({ Authorization: AUTH.authorization }));
+    // The Upstream tab joins the Explorer Yoga's GraphiQL brings, which stays.
+    const sidebar = page.locator('.graphiql-sidebar button[aria-label^="Show "]');
+    expect(await sidebar.evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')))).toEqual([
+      'Show Documentation Explorer',
+      'Show GraphiQL Explorer',
+      'Show Upstream',
+    ]);
+    await page.locator('[aria-label="Show Upstream"]').click();
+    await expect.poll(() => page.locator('.gateway-upstream').innerText()).toContain('Run an operation');
+
+    const asked = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'StreamedApiKeys',
+    );
+    await page.locator('.graphiql-execute-button').click();
+    // Each upstream page is answered only once the result and the tab show the part before it.
+    for (const [edges, calls] of [
+      [25, 1],
+      [50, 2],
+      [60, 3],
+    ] as const) {
+      const shownNow = async () => [edgesIn([await resultIn(page)]), (await callsIn(page)).length];
+      await expect.poll(shownNow, { timeout: 15_000 }).toEqual([edges, calls]);
+      await held.arrived([await resultIn(page)]);
+    }
+    const request = await asked;
+    const answer = (await request.response())!;
+    expect([request.headers()['x-debug-upstream'], answer.headers()['content-type'], answer.headers()['server-timing']]).toEqual([
+      '1',
+      'multipart/mixed; boundary="-"',
+      // Written with the first part, when one call is over.
+      expect.stringMatching(/^upstream;dur=[\d.]+;desc="1 call"$/),
+    ]);
+    await expect.poll(async () => (await resultIn(page)).data?.apiKeys).toMatchObject({ pageInfo: { hasNextPage: false } });
+    const urls = ['/api_keys?limit=25', '/api_keys?limit=25&cursor=25', '/api_keys?limit=10&cursor=50'];
+    expect(await callsIn(page)).toEqual(
+      urls.map((url, index) => [String(index + 1), 'GET', url, '200', expect.any(String), '1', 'miss', 'apiKeys', '', 'Copy as curl']),
+    );
+    expect(await page.locator('.gateway-upstream-bar').count()).toBe(3);
+    // The result pane holds the calls of every part too, not only those of the last.
+    const { extensions, ...result } = await resultIn(page);
+    expect(extensions.upstream.calls.map((call: { url: string }) => call.url)).toEqual(urls);
+    upstream.answer(apiKeyList(60));
+    const plain = await gateway.graphql('{ apiKeys(first: 60) { edges { node { id name type } } pageInfo { hasNextPage endCursor } } }', {
+      headers: AUTH,
+    });
+    expect(result).toEqual(plain.body);
+
+    // Copy as curl: the upstream and the token are placeholders, never the token of the Headers tab.
+    await page.locator('.gateway-upstream tbody tr').nth(1).getByRole('button', { name: 'Copy as curl' }).click();
+    const curl = `curl "$UPSTREAM_URL"'/api_keys?limit=25&cursor=25' -H "Authorization: Bearer $TOKEN"`;
+    await expect.poll(() => page.locator('.gateway-upstream').innerText()).toContain('Copied to the clipboard.');
+    expect([
+      await page.locator('.gateway-upstream-curl textarea').inputValue(),
+      await page.evaluate(() => navigator.clipboard.readText()),
+    ]).toEqual([curl, curl]);
+    expect(await page.locator('body').innerText()).toContain(TOKEN);
+    expect(await page.locator('.gateway-upstream').innerText()).not.toContain(TOKEN);
+
+    // Closed, the tab asks for nothing: no header goes out, and the gateway shows no calls.
+    await page.locator('[aria-label="Hide Upstream"]').click();
+    await expect.poll(() => page.locator('.gateway-upstream').count()).toBe(0);
+    const unasked = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'StreamedApiKeys',
+    );
+    await page.locator('.graphiql-execute-button').click();
+    const again = await unasked;
+    expect([again.headers()['x-debug-upstream'], (await again.response())!.headers()['server-timing']]).toEqual([undefined, undefined]);
+    await expect.poll(() => resultIn(page), { timeout: 15_000 }).toEqual(plain.body);
+    // The Headers tab is as it was typed: the fetcher adds the header to the request, not to it.
+    expect(await shown(headers.locator('.view-lines'))).toBe(JSON.stringify({ Authorization: AUTH.authorization }));
+    expect(new Set(requested.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin))).toEqual(
+      new Set([new URL(gateway.url).origin]),
+    );
+    expect(violations).toEqual([]);
+  });
 });
+
+/** The result GraphiQL shows, as far as its parts have come; `{}` while it shows none. */
+async function resultIn(page: Page): Promise<{ data?: Record<string, any>; extensions?: any }> {
+  const text = await shown(page.locator('.graphiql-response .view-lines'));
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+/** The rows of the Upstream tab's table, as the text of their cells. */
+const callsIn = (page: Page) =>
+  page
+    .locator('.gateway-upstream tbody tr')
+    .evaluateAll((rows) => rows.map((row) => [...(row as HTMLTableRowElement).cells].map((cell) => cell.textContent)));
+
+/**
+ * Opens one of GraphiQL's tabs and returns its editor, once it shows `text`. A click is at times
+ * lost (before GraphiQL has settled, and the first after a run while it shows three tabs), so it
+ * is repeated until the tab shows.
+ */
+async function openTab(page: Page, name: string, text: string): Promise<Locator> {
+  const editor = page.locator('.graphiql-query-editor .view-lines');
+  const tab = page.locator('.graphiql-tab-button', { hasText: new RegExp(`^${name}$`) });
+  const shownAfterClick = async () => {
+    await tab.click();
+    return shown(editor);
+  };
+  await expect.poll(shownAfterClick, { timeout: 15_000 }).toContain(text);
+  return editor;
+}
+
+/**
+ * A new page of the browser, sized, that records the URL of every request and every
+ * Content-Security-Policy violation and console error it reports.
+ */
+async function watchedPage(browser: BrowserContext, size: { width: number; height: number }) {
+  const page = await browser.newPage();
+  await page.setViewportSize(size);
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  const violations: string[] = [];
+  await page.exposeFunction('reportViolation', (text: string) => violations.push(text));
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (event) =>
+      (window as unknown as { reportViolation(text: string): void }).reportViolation(`${event.violatedDirective} ${event.blockedURI}`),
+    ),
+  );
+  page.on('console', (message) => {
+    if (message.type() === 'error') violations.push(message.text());
+  });
+  return { page, requested, violations };
+}
 
 /** The lines of a Monaco editor whose text runs past its visible width. */
 function overflowingLines(editor: Locator): Promise<string[]> {

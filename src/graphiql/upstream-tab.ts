@@ -1,0 +1,277 @@
+import type { ShownCall, ShownUpstream } from '../plugins/use-upstream-debug.js';
+
+/*
+ * GraphiQL's "Upstream" tab: the REST calls behind the last result, as a waterfall and a table,
+ * each with a curl command to copy. It runs in the browser: src/graphiql/assets.ts puts the
+ * functions of UPSTREAM_TAB_SCRIPT into GraphiQL's script as source text, side by side, so they
+ * call one another by name and use nothing else of this module; React is the one GraphiQL's bundle
+ * makes global, and builds the elements without JSX, since nothing here is compiled for a browser.
+ */
+
+/** The part of React the tab uses. */
+interface ReactApi {
+  createElement: CreateElement;
+  useEffect(effect: () => () => void, deps: readonly unknown[]): void;
+  useState<T>(initial: T): [T, (next: T) => void];
+  useSyncExternalStore<T>(subscribe: (listener: () => void) => () => void, snapshot: () => T): T;
+}
+type CreateElement = (type: unknown, props?: Record<string, unknown> | null, ...children: unknown[]) => unknown;
+
+/** What the tab shows: the last operation the fetcher ran, as far as its answer has arrived. */
+export interface UpstreamView {
+  /** Counts the operations run: the answer of an older one than the one shown is not shown. */
+  run: number;
+  /** Its request asked for its calls (`X-Debug-Upstream`). */
+  asked: boolean;
+  /** Its parts' `extensions.upstream`, their calls joined in order; undefined while none had it. */
+  upstream: ShownUpstream | undefined;
+  /** Parts received: 1 for an answer in one piece. */
+  parts: number;
+  /** More parts are to come. */
+  streaming: boolean;
+}
+
+/** The fetcher's side of the tab (src/graphiql/fetcher.ts). */
+export interface UpstreamCalls {
+  /** Whether the tab is open: the fetcher asks for the calls only then. */
+  readonly open: boolean;
+  show(view: UpstreamView): void;
+}
+
+/** A REST request that a curl command repeats: a call shown (its body never is) or a dry run's write. */
+interface CurlRequest {
+  method: string;
+  /** Path and query below UPSTREAM_URL. */
+  url: string;
+  body?: unknown;
+}
+
+/** The tab as a GraphiQL plugin, and the fetcher's side of it. GraphiQL mounts a plugin's content only while its tab is open. */
+function upstreamTab(React: ReactApi): { calls: UpstreamCalls; plugin: { title: string; icon: unknown; content: unknown } } {
+  const h = React.createElement;
+  const listeners = new Set<() => void>();
+  let shown: UpstreamView | undefined;
+  let open = false;
+  const calls: UpstreamCalls = {
+    get open() {
+      return open;
+    },
+    show(view) {
+      if (shown && view.run < shown.run) return;
+      shown = view;
+      for (const listener of listeners) listener();
+    },
+  };
+  const subscribe = (listener: () => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+  function UpstreamPanel() {
+    const view = React.useSyncExternalStore(subscribe, () => shown);
+    const [curl, setCurl] = React.useState<{ run: number; text: string; copied: boolean } | undefined>(undefined);
+    React.useEffect(() => {
+      open = true;
+      return () => {
+        open = false;
+      };
+    }, []);
+    const copy = (request: CurlRequest) => {
+      const run = view?.run ?? 0;
+      const text = curlCommand(request);
+      setCurl({ run, text, copied: false });
+      // The clipboard exists in secure contexts only (https, localhost): elsewhere the text box is the copy.
+      const clipboard = (globalThis as { navigator?: { clipboard?: { writeText(text: string): Promise<void> } } }).navigator?.clipboard;
+      clipboard?.writeText(text).then(
+        () => setCurl({ run, text, copied: true }),
+        () => undefined,
+      );
+    };
+    return h(
+      'div',
+      { className: 'gateway-upstream' },
+      h('div', { className: 'graphiql-doc-explorer-title' }, 'Upstream'),
+      ...upstreamContent(h, view, copy),
+      curl && curl.run === view?.run ? curlBox(h, curl) : null,
+    );
+  }
+  const icon = (props: Record<string, unknown>) =>
+    h(
+      'svg',
+      { ...props, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 1.5, strokeLinecap: 'round' },
+      h('path', { d: 'M4 6h7M7 12h9M11 18h9' }),
+    );
+  return { calls, plugin: { title: 'Upstream', icon, content: UpstreamPanel } };
+}
+
+/** What the tab shows of a view: a sentence while there are no calls to show, else the calls. */
+function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy: (request: CurlRequest) => void): unknown[] {
+  const note = (text: string) => [h('p', { className: 'gateway-upstream-note' }, text)];
+  if (!view) {
+    return note(
+      'Run an operation: the REST calls behind its result appear here, part by part under @defer and @stream. ' +
+        'While this tab is open, GraphiQL asks for them with the header X-Debug-Upstream: 1.',
+    );
+  }
+  const { upstream } = view;
+  if (!upstream) {
+    return note(
+      view.asked
+        ? 'The gateway showed no calls for this result. In production it shows them only to a request whose ' +
+            'X-Debug-Upstream header carries DEBUG_UPSTREAM_KEY: set "X-Debug-Upstream": "1; key=…" in the Headers tab.'
+        : 'This result was run while the tab was closed, so it did not ask for its calls: run it again.',
+    );
+  }
+  const total = upstream.calls.reduce((sum, call) => sum + call.durationMs, 0);
+  const count = `${upstream.calls.length} ${upstream.calls.length === 1 ? 'call' : 'calls'}`;
+  const parts = view.parts > 1 || view.streaming ? `, ${view.parts} ${view.parts === 1 ? 'part' : 'parts'}` : '';
+  const summary =
+    upstream.cache === 'hit'
+      ? 'Answered from the read cache: no REST call was made.'
+      : `${count}, ${Math.round(total * 10) / 10} ms upstream${parts}${view.streaming ? ', more to come' : ''}.`;
+  return [
+    h('p', { className: 'gateway-upstream-summary' }, summary),
+    upstream.calls.length > 0 ? callWaterfall(h, upstream.calls) : null,
+    upstream.calls.length > 0 ? callTable(h, upstream.calls, copy) : null,
+    upstream.dryRun ? dryRunOf(h, upstream.dryRun, copy) : null,
+    h(
+      'p',
+      { className: 'gateway-upstream-note' },
+      'Commands name the upstream $UPSTREAM_URL and the token $TOKEN: set both in your shell.',
+    ),
+  ];
+}
+
+/** One lane per call: its bar starts at its start within the operation and is as long as it took, on one scale for all. */
+function callWaterfall(h: CreateElement, calls: readonly ShownCall[]): unknown {
+  const end = Math.max(1, ...calls.map((call) => call.startMs + call.durationMs));
+  const percent = (ms: number) => `${Math.round((ms / end) * 1000) / 10}%`;
+  return h(
+    'div',
+    { className: 'gateway-upstream-waterfall' },
+    ...calls.map((call, index) =>
+      h(
+        'div',
+        {
+          key: index,
+          className: 'gateway-upstream-lane',
+          title: `${call.method} ${call.url}: from ${call.startMs} ms for ${call.durationMs} ms`,
+        },
+        h('span', { className: 'gateway-upstream-lane-label' }, String(index + 1)),
+        h(
+          'span',
+          { className: 'gateway-upstream-track' },
+          h('span', {
+            className: `gateway-upstream-bar gateway-upstream-${callOutcome(call)}`,
+            style: { left: percent(call.startMs), width: `max(2px, ${percent(call.durationMs)})` },
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** `failed` (no answer, an error status or an error code), `coalesced` (shared with an identical read) or `ok`. */
+function callOutcome(call: ShownCall): string {
+  if (call.status === null || call.status >= 400 || call.errors.length > 0) return 'failed';
+  return call.cache === 'coalesced' ? 'coalesced' : 'ok';
+}
+
+/** The calls, one row each, with the button that copies its curl command. */
+function callTable(h: CreateElement, calls: readonly ShownCall[], copy: (request: CurlRequest) => void): unknown {
+  const headings = ['#', 'Method', 'URL', 'Status', 'ms', 'Attempt', 'Cache', 'Paths', 'Errors', ''];
+  const cells = (call: ShownCall, index: number) => [
+    String(index + 1),
+    call.method,
+    call.url,
+    call.status === null ? 'none' : String(call.status),
+    String(call.durationMs),
+    call.retryReasons.length > 0 ? `${call.attempt} (after ${call.retryReasons.join(', ')})` : String(call.attempt),
+    call.cache,
+    call.paths.join(', '),
+    call.errors.join(', '),
+  ];
+  return h(
+    'div',
+    { className: 'gateway-upstream-table' },
+    h(
+      'table',
+      null,
+      h('thead', null, h('tr', null, ...headings.map((heading) => h('th', { key: heading, scope: 'col' }, heading)))),
+      h(
+        'tbody',
+        null,
+        ...calls.map((call, index) =>
+          h(
+            'tr',
+            { key: index, className: `gateway-upstream-${callOutcome(call)}` },
+            ...cells(call, index).map((text, column) => h('td', { key: column }, text)),
+            h('td', { key: 'curl' }, h('button', { type: 'button', onClick: () => copy(call) }, 'Copy as curl')),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The write a dry run built and did not send, with its body. */
+function dryRunOf(h: CreateElement, request: NonNullable<ShownUpstream['dryRun']>, copy: (request: CurlRequest) => void): unknown {
+  return h(
+    'div',
+    { className: 'gateway-upstream-dry-run' },
+    h('p', null, `Dry run: ${request.method} ${request.path} was built, not sent.`),
+    h('pre', null, JSON.stringify(request.body, null, 2)),
+    h('button', { type: 'button', onClick: () => copy({ method: request.method, url: request.path, body: request.body }) }, 'Copy as curl'),
+  );
+}
+
+/** The command last copied, in a box to select it from where the browser has no clipboard for the page. */
+function curlBox(h: CreateElement, curl: { text: string; copied: boolean }): unknown {
+  return h(
+    'div',
+    { className: 'gateway-upstream-curl' },
+    h('textarea', { readOnly: true, value: curl.text, rows: 4, 'aria-label': 'curl command' }),
+    h('p', { className: 'gateway-upstream-note' }, curl.copied ? 'Copied to the clipboard.' : 'Select it and copy it.'),
+  );
+}
+
+/**
+ * A curl command that repeats a REST request, for a shell where $UPSTREAM_URL is the upstream's
+ * address (UPSTREAM_URL) and $TOKEN the caller's bearer token: the gateway shows neither, and the
+ * Headers tab's Authorization is never copied. A write whose body is not shown sends `$BODY`.
+ */
+export function curlCommand(request: CurlRequest): string {
+  const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const words = ['curl'];
+  if (request.method !== 'GET') words.push('-X', request.method);
+  // A redacted query value is written `[redacted]`, which curl would read as a range.
+  if (/[[\]{}]/.test(request.url)) words.push('--globoff');
+  words.push(`"$UPSTREAM_URL"${quoted(request.url)}`, '-H', '"Authorization: Bearer $TOKEN"');
+  const body =
+    request.body !== undefined ? quoted(JSON.stringify(request.body)) : /^(POST|PUT|PATCH)$/.test(request.method) ? '"$BODY"' : '';
+  if (body) words.push('-H', quoted('Content-Type: application/json'), '--data-raw', body);
+  return words.join(' ');
+}
+
+/** The tab's functions, in the order GraphiQL's script holds them. */
+export const UPSTREAM_TAB_SCRIPT = [upstreamTab, upstreamContent, callWaterfall, callOutcome, callTable, dryRunOf, curlBox, curlCommand];
+
+/** The tab's look, added to GraphiQL's stylesheet; colours and sizes are GraphiQL's own, so its themes apply. */
+export const UPSTREAM_TAB_STYLE = `
+.gateway-upstream { display: flex; flex-direction: column; gap: var(--px-12); font-size: var(--font-size-hint); }
+.gateway-upstream p { margin: 0; }
+.gateway-upstream-note { color: hsla(var(--color-neutral), var(--alpha-secondary)); }
+.gateway-upstream-waterfall { display: flex; flex-direction: column; gap: var(--px-4); }
+.gateway-upstream-lane { display: flex; align-items: center; gap: var(--px-8); }
+.gateway-upstream-lane-label { width: 2em; text-align: right; color: hsla(var(--color-neutral), var(--alpha-secondary)); }
+.gateway-upstream-track { position: relative; flex: 1; height: var(--px-12); background: hsla(var(--color-neutral), var(--alpha-background-light)); border-radius: var(--border-radius-2); }
+.gateway-upstream-bar { position: absolute; top: 0; bottom: 0; border-radius: var(--border-radius-2); background: hsl(var(--color-primary)); }
+.gateway-upstream-bar.gateway-upstream-coalesced { background: hsl(var(--color-tertiary)); }
+.gateway-upstream-bar.gateway-upstream-failed { background: hsl(var(--color-error)); }
+.gateway-upstream-table { overflow-x: auto; }
+.gateway-upstream table { border-collapse: collapse; white-space: nowrap; font-family: var(--font-family-mono); }
+.gateway-upstream th, .gateway-upstream td { text-align: left; padding: var(--px-2) var(--px-6); border-bottom: 1px solid hsla(var(--color-neutral), var(--alpha-background-heavy)); }
+.gateway-upstream tr.gateway-upstream-failed td { color: hsl(var(--color-error)); }
+.gateway-upstream button { font: inherit; cursor: pointer; color: hsl(var(--color-primary)); background: none; border: 1px solid currentColor; border-radius: var(--border-radius-4); padding: 0 var(--px-4); }
+.gateway-upstream pre, .gateway-upstream textarea { margin: 0; font-family: var(--font-family-mono); font-size: var(--font-size-hint); }
+.gateway-upstream textarea { width: 100%; box-sizing: border-box; resize: vertical; color: inherit; background: hsla(var(--color-neutral), var(--alpha-background-light)); border: none; padding: var(--px-6); }
+`;
