@@ -36,7 +36,7 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
     const withRedis = redisServerInstalled() ? ['8b', '9b'] : [];
     expect(rows.map((row) => row.id)).toEqual(['1', '2', '3', '4', '5', '4s', '6a', '6b', '6c', '8a', '9a', ...withRedis, '7a', '7b']);
     expect(stdout).toMatch(
-      /^Coalesced reads, 50 identical apiKeys\(first: 25\) at once over the 20 ms upstream: one caller \d+ upstream call\(s\)/m,
+      /^Coalesced reads, 50 identical apiKeys\(first: 25\) at once over the 20 ms upstream: one caller \d+(?:\.\d+)? upstream call\(s\)/m,
     );
     expect(stdout).toMatch(
       /^Incremental delivery, apiKeys\(first: 100\) over the 20 ms upstream \(4 pages\), 2 requests one at a time, ms p50 \(p90\): one upstream page direct [\d.]+ \([\d.]+\), through the gateway \(apiKeys\(first: 25\)\) [\d.]+ \([\d.]+\); unstreamed, every edge at [\d.]+ \([\d.]+\); streamed, the first edge at [\d.]+ \([\d.]+\) and the last at [\d.]+ \([\d.]+\)/m,
