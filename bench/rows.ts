@@ -127,5 +127,8 @@ export function allRows(servers: Servers, peer?: { server: ServerProcess; query:
       server: gateway,
       job: graphql(gateway, apiKeysQuery(25), { 'accept-encoding': 'gzip' }),
     },
+    // How the cost grows with the work (docs/performance.md, "Scale"): the list's size, the fields.
+    { id: '10a', what: 'gateway: apiKeys(first: 1)', server: gateway, job: graphql(gateway, apiKeysQuery(1)) },
+    { id: '10b', what: 'gateway: apiKeys(first: 25), id only', server: gateway, job: graphql(gateway, apiKeysQuery(25, 'id')) },
   ];
 }
