@@ -99,6 +99,41 @@ describeInBrowser('a page on another origin', () => {
     }
   });
 
+  it('on the allow-list asks for its upstream calls (X-Debug-Upstream) and reads them and Server-Timing, which CORS exposes', async ({
+    browser,
+    gateway,
+  }) => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${listedApp.origin}/`);
+      const read = await page.evaluate(
+        async ({ url, token }) => {
+          const ask = async (headers: Record<string, string>) => {
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: token, ...headers },
+              body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id } } }' }),
+            });
+            const body = await response.json();
+            return {
+              timing: response.headers.get('server-timing'),
+              urls: body.extensions?.upstream?.calls.map((call: { url: string }) => call.url),
+            };
+          };
+          return [await ask({ 'x-debug-upstream': '1' }), await ask({})];
+        },
+        { url: gateway.url, token: AUTH.authorization },
+      );
+      // The header is sent after a preflight that allows it; without it there is nothing to read.
+      expect(read).toEqual([
+        { timing: expect.stringMatching(/^upstream;dur=[\d.]+;desc="1 call"$/), urls: ['/api_keys?limit=1'] },
+        { timing: null, urls: undefined },
+      ]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('off the allow-list is stopped by the browser at the preflight: nothing reaches the upstream', async ({
     browser,
     gateway,

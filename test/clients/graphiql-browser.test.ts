@@ -111,11 +111,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
     await openTab(page, 'StreamedApiKeys', 'query StreamedApiKeys');
     // The token as a person pastes it into the Headers tab.
-    const headers = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="-request-headers.json"]');
-    await headers.click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Backspace');
-    await page.keyboard.insertText(JSON.stringify({ Authorization: AUTH.authorization }));
+    const headers = await typeHeaders(page, { Authorization: AUTH.authorization });
     // The Upstream tab joins the Explorer Yoga's GraphiQL brings, which stays.
     const sidebar = page.locator('.graphiql-sidebar button[aria-label^="Show "]');
     expect(await sidebar.evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')))).toEqual([
@@ -173,6 +169,9 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     ]).toEqual([curl, curl]);
     expect(await page.locator('body').innerText()).toContain(TOKEN);
     expect(await page.locator('.gateway-upstream').innerText()).not.toContain(TOKEN);
+    // Nor is the Headers tab kept in the browser's storage (shouldPersistHeaders: false), which holds GraphiQL's tabs.
+    const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
+    expect([stored.includes('StreamedApiKeys'), stored.includes(TOKEN)]).toEqual([true, false]);
 
     // Closed, the tab asks for nothing: no header goes out, and the gateway shows no calls.
     await page.locator('[aria-label="Hide Upstream"]').click();
@@ -191,10 +190,69 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     );
     expect(violations).toEqual([]);
   });
+
+  it('shows the write a dry run built, with its body, and sends nothing upstream', { timeout: 60_000 }, async ({ browser, start }) => {
+    const upstream = await start.upstream(apiKeyList(1));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    // Wide and tall enough that the result pane wraps none of the answer's lines and holds them all
+    // (Monaco draws only the lines in view) once the Upstream tab beside it is closed.
+    const { page, violations } = await watchedPage(browser, { width: 2400, height: 2000 });
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
+    await openTab(page, 'UpdateCategory', 'mutation UpdateCategory');
+    await typeHeaders(page, { Authorization: AUTH.authorization, 'X-Debug-Upstream': 'dry-run' });
+    await page.locator('[aria-label="Show Upstream"]').click();
+    const ran = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.postDataJSON()?.query.includes('mutation UpdateCategory'),
+    );
+    await page.locator('.graphiql-execute-button').click();
+    // The Headers tab's own header goes out as it was typed, not replaced by the open tab's.
+    expect((await ran).headers()['x-debug-upstream']).toBe('dry-run');
+    await expect.poll(() => page.locator('.gateway-upstream-dry-run').count(), { timeout: 15_000 }).toBe(1);
+    expect([
+      await page.locator('.gateway-upstream-dry-run p').innerText(),
+      JSON.parse(await page.locator('.gateway-upstream-dry-run pre').innerText()),
+      await page.locator('.gateway-upstream-summary').innerText(),
+    ]).toEqual(['Dry run: PATCH /categories/cat_001 was built, not sent.', { name: 'Renamed in GraphiQL' }, '0 calls, 0 ms upstream.']);
+    await page.locator('.gateway-upstream-dry-run').getByRole('button', { name: 'Copy as curl' }).click();
+    expect(await page.locator('.gateway-upstream-curl textarea').inputValue()).toBe(
+      `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_001' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw '{"name":"Renamed in GraphiQL"}'`,
+    );
+    // The result pane shows the same: the field null with DRY_RUN, and the write in extensions.upstream.dryRun.
+    await page.locator('[aria-label="Hide Upstream"]').click();
+    await expect
+      .poll(() => resultIn(page))
+      .toEqual({
+        data: { updateCategory: null },
+        errors: [
+          {
+            message: 'Dry run: the upstream request was built, not sent; extensions.upstream.dryRun holds it.',
+            locations: [{ line: 3, column: 3 }],
+            path: ['updateCategory'],
+            extensions: { code: 'DRY_RUN' },
+          },
+        ],
+        extensions: {
+          upstream: { calls: [], dryRun: { method: 'PATCH', path: '/categories/cat_001', body: { name: 'Renamed in GraphiQL' } } },
+        },
+      });
+    expect(upstream.requests).toEqual([]);
+    expect(violations).toEqual([]);
+  });
 });
 
+/** Replaces the text of the open tab's Headers pane by `headers`, typed as a person pastes them; returns the pane. */
+async function typeHeaders(page: Page, headers: Record<string, string>): Promise<Locator> {
+  const pane = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="-request-headers.json"]');
+  await pane.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.insertText(JSON.stringify(headers));
+  return pane;
+}
+
 /** The result GraphiQL shows, as far as its parts have come; `{}` while it shows none. */
-async function resultIn(page: Page): Promise<{ data?: Record<string, any>; extensions?: any }> {
+async function resultIn(page: Page): Promise<{ data?: Record<string, any>; errors?: any[]; extensions?: any }> {
   const text = await shown(page.locator('.graphiql-response .view-lines'));
   try {
     return JSON.parse(text);
