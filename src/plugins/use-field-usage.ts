@@ -1,7 +1,6 @@
 import { memoize1 } from '@graphql-tools/utils';
 import {
   type DocumentNode,
-  type FragmentDefinitionNode,
   type GraphQLInputType,
   type GraphQLSchema,
   getOperationAST,
@@ -9,10 +8,9 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
-  Kind,
   type OperationDefinitionNode,
+  separateOperations,
   typeFromAST,
-  visit,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { fieldCoordinate, operationCoordinates } from '../field-usage.js';
@@ -32,63 +30,67 @@ import { schemaDeprecations } from '../schema/deprecation.js';
 export function useFieldUsage(): Plugin {
   return {
     onExecute: ({ args }) => {
-      const record = recordOf(args.contextValue);
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
-      const used = new Set(coordinatesOf(args.schema, args.document, operation));
-      variableCoordinates(args.schema, operation, args.variableValues ?? {}, used);
-      record.coordinates = [...used].sort();
-      const deprecated = deprecationsOf(args.schema);
-      const uses: DeprecationUse[] = [];
-      for (const coordinate of record.coordinates) {
-        const notice = deprecated.get(coordinate);
-        if (notice) uses.push({ coordinate, ...notice });
+      let usage = documentUsage(args.schema, args.document, operation);
+      // Only what the variables send is worked out per request, and only for an operation that has any.
+      if (operation.variableDefinitions?.length) {
+        const used = new Set(usage.coordinates);
+        variableCoordinates(args.schema, operation, args.variableValues ?? {}, used);
+        if (used.size > usage.coordinates.length) usage = usageOf(args.schema, [...used].sort());
       }
-      if (uses.length === 0) return;
-      record.deprecations = uses;
-      record.noticeHeaders = noticeHeaders(uses);
+      const record = recordOf(args.contextValue);
+      record.coordinates = usage.coordinates;
+      const { deprecations } = usage;
+      if (deprecations.length === 0) return;
+      record.deprecations = deprecations;
+      record.noticeHeaders = usage.noticeHeaders;
       // Within execution, so that the answer useResponseCache keeps has them; an answer in parts has them in its headers only.
       return {
         onExecuteDone: ({ result, setResult }) => {
-          if (!isAsyncIterable(result)) setResult({ ...result, extensions: { ...result.extensions, deprecations: uses } });
+          if (!isAsyncIterable(result)) setResult({ ...result, extensions: { ...result.extensions, deprecations } });
         },
       };
     },
   };
 }
 
-/** Each document's coordinates, by the name of the operation that uses them (`''` for an anonymous one). */
-const coordinatesByOperation = memoize1((_document: DocumentNode) => new Map<string, readonly string[]>());
-
-/** What `operation` of `document` uses: the operation with the fragments it spreads, and nothing of the document's other operations. */
-function coordinatesOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): readonly string[] {
-  const byOperation = coordinatesByOperation(document);
-  const name = operation.name?.value ?? '';
-  let coordinates = byOperation.get(name);
-  if (coordinates === undefined) {
-    coordinates = operationCoordinates(schema, { kind: Kind.DOCUMENT, definitions: [operation, ...fragmentsOf(document, operation)] });
-    byOperation.set(name, coordinates);
-  }
-  return coordinates;
+/** What an operation uses of the schema (sorted), which of it is deprecated, and the answer headers that says. */
+interface Usage {
+  coordinates: readonly string[];
+  deprecations: readonly DeprecationUse[];
+  noticeHeaders: Record<string, string> | undefined;
 }
 
-/** The fragments an operation spreads, those they spread included. */
-function fragmentsOf(document: DocumentNode, operation: OperationDefinitionNode): FragmentDefinitionNode[] {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const spread = new Map<string, FragmentDefinitionNode>();
-  const walk = (node: OperationDefinitionNode | FragmentDefinitionNode) =>
-    visit(node, {
-      FragmentSpread(spreadNode) {
-        const fragment = fragments.get(spreadNode.name.value);
-        if (!fragment || spread.has(fragment.name.value)) return;
-        spread.set(fragment.name.value, fragment);
-        walk(fragment);
-      },
-    });
-  walk(operation);
-  return [...spread.values()];
+/**
+ * Each document's operations, each alone with the fragments it spreads (graphql's
+ * `separateOperations`, keyed by name, `''` for an anonymous one), and what each uses once found.
+ */
+const operationsOf = memoize1((document: DocumentNode) => ({
+  separated: separateOperations(document),
+  usage: new Map<string, Usage>(),
+}));
+
+/** What `operation` of `document` uses as written, its variables aside: found once per document and operation. */
+function documentUsage(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Usage {
+  const { separated, usage } = operationsOf(document);
+  const name = operation.name?.value ?? '';
+  let found = usage.get(name);
+  if (found === undefined) {
+    found = usageOf(schema, operationCoordinates(schema, separated[name]!));
+    usage.set(name, found);
+  }
+  return found;
+}
+
+/** The usage of `coordinates`: those that are deprecated, and their headers. */
+function usageOf(schema: GraphQLSchema, coordinates: readonly string[]): Usage {
+  const deprecated = deprecationsOf(schema);
+  const deprecations = coordinates.flatMap((coordinate) => {
+    const notice = deprecated.get(coordinate);
+    return notice ? [{ coordinate, ...notice }] : [];
+  });
+  return { coordinates, deprecations, noticeHeaders: deprecations.length > 0 ? noticeHeaders(deprecations) : undefined };
 }
 
 /** Adds to `used` the enum values and input fields the operation's variables send. */
