@@ -1,3 +1,4 @@
+import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
 import type { Settings } from './config/settings.js';
@@ -14,8 +15,12 @@ type CorsOptions = Exclude<Awaited<ReturnType<Extract<CorsOption, (...args: neve
 export interface CorsPolicy {
   /** Yoga's `cors` option. */
   yoga: CorsOption;
-  /** The CORS headers of an answer written before Yoga (413 and the like), for the request's Origin. */
-  headersFor(origin: string | undefined): Record<string, string>;
+  /**
+   * The CORS headers of an answer written before Yoga (413 and the like, a read cache hit) to a
+   * request with these headers: those Yoga's own CORS gives an answer (by its own function), with
+   * the `Vary` that src/plugins/use-cors-vary.ts makes whole.
+   */
+  headersFor(headers: Pick<Headers, 'get'>): Record<string, string>;
 }
 
 type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'returnHeaders'>;
@@ -59,16 +64,12 @@ export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }:
       const origin = request.headers.get('origin');
       return allowed(origin) ? optionsFor(origin) : false;
     },
-    // The headers of an actual (not preflight) answer, from the same options Yoga is given.
-    headersFor: (origin) => {
-      if (!allowed(origin)) return { vary: 'Origin' };
-      const options = optionsFor(origin);
-      return {
-        'access-control-allow-origin': origin,
-        'access-control-expose-headers': options.exposedHeaders!.join(', '),
-        ...(options.credentials ? { 'access-control-allow-credentials': 'true' } : {}),
-        vary: 'Origin',
-      };
+    headersFor: (headers) => {
+      const origin = headers.get('origin');
+      const given = allowed(origin) ? getCORSHeadersByRequestAndOptions({ headers } as Request, optionsFor(origin)) : null;
+      const lowered = Object.fromEntries(Object.entries(given ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+      const vary = lowered.vary?.split(', ') ?? [];
+      return { ...lowered, vary: [...vary, ...(vary.includes('Origin') ? [] : ['Origin'])].join(', ') };
     },
   };
 }

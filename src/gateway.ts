@@ -1,6 +1,7 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { type CachedAnswers, cachedAnswers } from './cached-answers.js';
 import { type Settings, servesGraphiQL, settingsWith } from './config/settings.js';
 import { type CallerContext, callerContext } from './context.js';
 import { corsPolicy } from './cors.js';
@@ -25,7 +26,7 @@ import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
 import { useOperationRecords } from './plugins/use-operation-records.js';
-import { useRateLimit } from './plugins/use-rate-limit.js';
+import { OperationCounter, useRateLimit } from './plugins/use-rate-limit.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestId } from './plugins/use-request-id.js';
@@ -77,6 +78,8 @@ export interface Gateway {
    * `x-request-id`).
    */
   refusedBeforeYoga(request: RequestBeforeYoga, refusal: { status: number; code: ErrorCode }): Record<string, string>;
+  /** Read cache hits the HTTP front answers before Yoga; undefined without a read cache, with trusted documents or with tracing, whose hits Yoga answers. */
+  cachedAnswers: CachedAnswers | undefined;
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
   /** Resolves once the shared state's Redis is connected (at once without REDIS_URL); requests never wait for it. */
@@ -106,6 +109,7 @@ export function createGateway({
   watchUpstream(metrics, client);
   const state = openSharedState(settings, { logger, registry: metrics.registry });
   const cors = corsPolicy(settings);
+  const counter = state.operationLimiter ? new OperationCounter({ limiter: state.operationLimiter, ...settings }) : undefined;
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema: settings.federation ? subgraphSchema() : schema,
     context: callerContext(client, settings),
@@ -121,16 +125,20 @@ export function createGateway({
     maxRequestBodySize: false,
     // A JSON array of operations, answered with an array; the batch shares one upstream budget and deadline.
     batching: { limit: settings.maxBatchSize },
-    plugins: gatewayPlugins({ settings, state, observe, tracer, trustedDocuments }),
+    plugins: gatewayPlugins({ settings, state, counter, observe, tracer, trustedDocuments }),
   });
+  const answersCached = state.responseCache && !trustedDocuments && !tracer;
   return {
     yoga,
     metrics,
     refusedBeforeYoga: (request, refusal) => {
       const summary = refusalSummary(request, refusal);
       observe.onSummary(summary);
-      return { ...cors.headersFor(request.headers.get('origin') ?? undefined), ...SECURITY_HEADERS, 'x-request-id': summary.requestId };
+      return { ...cors.headersFor(request.headers), ...SECURITY_HEADERS, 'x-request-id': summary.requestId };
     },
+    cachedAnswers: answersCached
+      ? cachedAnswers({ cache: state.responseCache!, counter, cors, onSummary: observe.onSummary, settings })
+      : undefined,
     stateConnected: () => state.connected(),
     close: async () => {
       await client.close();
@@ -143,6 +151,8 @@ export function createGateway({
 interface PluginSources {
   settings: Settings;
   state: SharedState;
+  /** The rate limit's counting, shared by useRateLimit and the HTTP front's cache hits; undefined when it is off. */
+  counter: OperationCounter | undefined;
   observe: Observers;
   tracer: Tracer | undefined;
   trustedDocuments: ReadonlyMap<string, string> | undefined;
@@ -186,13 +196,13 @@ function requestChecks() {
 }
 
 /** What an operation meets from its parameters to its execution, in that order. */
-function operationPlugins({ settings, state, tracer, trustedDocuments }: PluginSources) {
+function operationPlugins({ settings, state, counter, tracer, trustedDocuments }: PluginSources) {
   return [
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
     // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
     useDocumentCache(settings),
     // onParams, before anything is registered or answered from the cache; a document too large was refused for nothing already.
-    state.operationLimiter ? useRateLimit({ limiter: state.operationLimiter, ...settings }) : undefined,
+    counter ? useRateLimit(counter) : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
     trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
     trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),

@@ -24,3 +24,21 @@ function covers(accepted: string, produced: string): boolean {
 export function acceptsAnyOf(accept: string | null, mediaTypes: readonly string[]): boolean {
   return acceptedTypes(accept).some((accepted) => mediaTypes.some((produced) => covers(accepted, produced)));
 }
+
+/** The media types Yoga writes one whole result in (its regular result processor), in its order. */
+const WHOLE_RESULT_TYPES = ['application/graphql-response+json', 'application/json'] as const;
+
+/**
+ * The media type Yoga writes one whole result in for this Accept header, or undefined when it would
+ * write it as a stream (an Accept of `multipart/mixed` or `text/event-stream` alone). Yoga's result
+ * processors try every accepted type and the last match wins: its regular processor comes last, and
+ * among the accepted types the first listed that it produces, `application/json` where that entry
+ * covers both.
+ */
+export function wholeResultType(accept: string | null): (typeof WHOLE_RESULT_TYPES)[number] | undefined {
+  for (const accepted of acceptedTypes(accept)) {
+    if (covers(accepted, WHOLE_RESULT_TYPES[1])) return WHOLE_RESULT_TYPES[1];
+    if (covers(accepted, WHOLE_RESULT_TYPES[0])) return WHOLE_RESULT_TYPES[0];
+  }
+  return undefined;
+}

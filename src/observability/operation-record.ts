@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { DocumentNode, GraphQLError } from 'graphql';
 import { codeOf } from '../errors.js';
+import type { RateDecision } from '../state/operation-limiter.js';
 import type { RequestBudget } from '../upstream/budget.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import type { ClientIdentity } from './client-identity.js';
@@ -74,7 +75,7 @@ export class OperationRecord {
   callsShown: ReadonlySet<UpstreamCall> | undefined;
   /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
   cache: CacheOutcome | undefined;
-  /** Where the read cache stores its answer, for an operation that missed, and the caller's generation then (useResponseCache). */
+  /** Where the read cache stores its answer, for an operation that missed, and the caller's generation then (useResponseCache, or the HTTP front's lookup before it). */
   cacheEntry: { caller: string; request: string; generation: string } | undefined;
   /** Its document as parsed from its text, until it is validated (useDocumentCache keeps it if it is valid). */
   parsed: { document: DocumentNode; text: string } | undefined;
@@ -92,6 +93,8 @@ export class OperationRecord {
   forwardedHeaders: { headers: Readonly<Record<string, string>>; dropped: readonly string[] } | undefined;
   /** The headers a read cache hit gives back, as its answer was stored with them (useResponseCache). */
   replayedHeaders: Readonly<Record<string, string>> | undefined;
+  /** The rate limit's decisions, taken before Yoga for a read cache hit they refuse, which useRateLimit answers without counting again (src/cached-answers.ts). */
+  rateDecisions: readonly RateDecision[] | undefined;
   /** The upstream calls whose headers went out with the response's own; later ones go with the last part (useUpstreamHeaders). */
   headersReturnedFor: ReadonlySet<UpstreamCall> | undefined;
 
@@ -147,6 +150,7 @@ const RECORD = Symbol('operation record');
 const RECORDS = Symbol('operation records of the request');
 const OPENED = Symbol('record opened for the request');
 const BATCH = Symbol('operations of the batch, as parsed');
+const BEFORE_YOGA = Symbol('record opened before Yoga');
 
 /**
  * The request's server context holds every record, and the record of a single operation, whose
@@ -175,6 +179,21 @@ export function recordOf(context: object): OperationRecord {
 /** Every record of the request whose server context this is, in the batch's order; none before its parsing began (`/health`). */
 export function requestRecords(serverContext: object): readonly OperationRecord[] {
   return (serverContext as RecordedContext)[RECORDS] ?? [];
+}
+
+/**
+ * The record the HTTP front opened for a request it read before Yoga and hands on to it (a read
+ * cache miss, src/cached-answers.ts), hung on its node:http request, which Yoga's server context
+ * holds as `req`: useOperationRecords opens it in place of a new one.
+ */
+export function openBeforeYoga(req: object, record: OperationRecord): void {
+  (req as { [BEFORE_YOGA]?: OperationRecord })[BEFORE_YOGA] = record;
+}
+
+/** The record the HTTP front opened for the node:http request of this server context, if it did. */
+export function openedBeforeYoga(serverContext: object): OperationRecord | undefined {
+  const { req } = serverContext as { req?: { [BEFORE_YOGA]?: OperationRecord } };
+  return req?.[BEFORE_YOGA];
 }
 
 /** Opens the record of a request whose parsing begins, on its server context. */

@@ -16,6 +16,11 @@ export function requestIdOf(request: Request): string {
   return id;
 }
 
+/** Gives a Request the id its request was given before the Request was made (the record the HTTP front opened). */
+export function adoptRequestId(request: Request, id: string): void {
+  ids.set(request, id);
+}
+
 /** The id of a request whose `x-request-id` header is this, for answers written before a Request exists (src/server/http-server.ts). */
 export function requestIdFrom(header: string | null): string {
   return header !== null && /^[\w.:-]{1,128}$/.test(header) ? header : randomUUID();

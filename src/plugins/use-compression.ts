@@ -1,13 +1,7 @@
-import { promisify } from 'node:util';
-import { constants, gzip, gzipSync } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
 import { acceptsGzip } from '../http/accept-encoding.js';
-
-/** Above this, compress on zlib's thread pool rather than block the event loop. */
-const SYNC_MAX_BYTES = 64 * 1024;
-const OPTIONS = { level: constants.Z_BEST_SPEED };
-const gzipAsync = promisify(gzip);
+import { gzipped } from '../http/gzip.js';
 
 export interface CompressionOptions {
   /** Smallest answer that is gzipped, in bytes (COMPRESSION_MIN_BYTES). @default 1024 */
@@ -15,8 +9,8 @@ export interface CompressionOptions {
 }
 
 /**
- * Gzips answers of at least `compressionMinBytes` for callers that accept gzip: gzip only, at
- * level 1, in line below 64 KiB, each choice measured in docs/performance.md, section Compression.
+ * Gzips answers of at least `compressionMinBytes` for callers that accept gzip (`gzipped`): gzip
+ * only, each choice measured in docs/performance.md, section Compression.
  * Compressed request bodies are not accepted: inflating one would bypass the body size limit.
  */
 export function useCompression({ compressionMinBytes = defaultSettings().compressionMinBytes }: CompressionOptions = {}): Plugin {
@@ -26,7 +20,7 @@ export function useCompression({ compressionMinBytes = defaultSettings().compres
       if (length === null || Number(length) < compressionMinBytes || response.headers.has('content-encoding')) return;
       if (!acceptsGzip(request.headers.get('accept-encoding'))) return;
       const body = await response.arrayBuffer();
-      const zipped = body.byteLength > SYNC_MAX_BYTES ? await gzipAsync(body, OPTIONS) : gzipSync(body, OPTIONS);
+      const zipped = await gzipped(body);
       const headers = new fetchAPI.Headers(response.headers);
       headers.set('content-encoding', 'gzip');
       headers.set('content-length', String(zipped.length));

@@ -48,8 +48,7 @@ export function useDocumentCache({
   return {
     onParams: ({ params }) => {
       const { query } = params;
-      // Most documents are far below the bound in characters already: no need to count their bytes.
-      if (typeof query !== 'string' || query.length * 3 <= maxDocumentBytes || Buffer.byteLength(query) <= maxDocumentBytes) return;
+      if (typeof query !== 'string' || !isOversized(query, maxDocumentBytes)) return;
       const error = limitExceeded(
         'documentBytes',
         maxDocumentBytes,
@@ -81,6 +80,12 @@ export function useDocumentCache({
       };
     },
   };
+}
+
+/** Whether a document's text is over `maxDocumentBytes` in UTF-8. */
+export function isOversized(query: string, maxDocumentBytes: number): boolean {
+  // Most documents are far below the bound in characters already: no need to count their bytes.
+  return query.length * 3 > maxDocumentBytes && Buffer.byteLength(query) > maxDocumentBytes;
 }
 
 /** The heap a kept document holds: its text, twice for good measure (the source and the key), and its tokens. */

@@ -2,13 +2,20 @@ import { GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
 import { clientOf } from '../observability/client-identity.js';
-import { holdRecord, OperationRecord, openBatchRecords, openRecord, recordOf } from '../observability/operation-record.js';
-import { requestIdOf } from '../observability/request-id.js';
+import {
+  holdRecord,
+  OperationRecord,
+  openBatchRecords,
+  openedBeforeYoga,
+  openRecord,
+  recordOf,
+} from '../observability/operation-record.js';
+import { adoptRequestId, requestIdOf } from '../observability/request-id.js';
 import { recordedOperationName } from '../observability/request-summary.js';
 
 /**
  * Opens the record of each operation (src/observability/operation-record.ts) when its request's
- * parsing begins, before any plugin can refuse it: one per request, or one per operation of a
+ * parsing begins, before any plugin can refuse it (or the one the HTTP front opened, when it read the request first): one per request, or one per operation of a
  * batch once it is parsed, each held by the operation's context from its parameters on. It writes
  * what names the operation: its name as sent, then, when it runs, its name and type as the document
  * says. Every plugin after it reads and writes the record; useRequestSummary hands it on. Parameters
@@ -18,7 +25,9 @@ import { recordedOperationName } from '../observability/request-summary.js';
 export function useOperationRecords(): Plugin {
   return {
     onRequestParse: ({ request, serverContext }) => {
-      openRecord(serverContext, new OperationRecord(requestIdOf(request), clientOf(request.headers)));
+      const opened = openedBeforeYoga(serverContext);
+      if (opened) adoptRequestId(request, opened.requestId);
+      openRecord(serverContext, opened ?? new OperationRecord(requestIdOf(request), clientOf(request.headers)));
       return {
         onRequestParseDone: ({ requestParserResult }) => {
           if (Array.isArray(requestParserResult)) openBatchRecords(serverContext, requestParserResult);

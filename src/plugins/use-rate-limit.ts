@@ -39,46 +39,82 @@ const MAY_INTROSPECT = /__(schema|type|typename)\b/;
  * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
  * the same). `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
  */
-export function useRateLimit({
-  limiter,
-  trustProxyHops = DEFAULTS.trustProxyHops,
-  maxTokens = DEFAULTS.maxTokens,
-}: RateLimitOptions): Plugin {
-  const vouched = new VouchedCallers();
+export function useRateLimit(options: RateLimitOptions | OperationCounter): Plugin {
+  const counter = options instanceof OperationCounter ? options : new OperationCounter(options);
   return {
     onParams: ({ params, request, context }) => {
-      const decide = (decisions: RateDecision[]) => {
+      const decide = (decisions: readonly RateDecision[]) => {
         const refusal = decisions.find((decision) => !decision.allowed);
-        if (refusal && !introspectsOnly(params, maxTokens)) throw rateLimited(refusal);
+        if (refusal && !introspectsOnly(params, counter.maxTokens)) throw rateLimited(refusal);
       };
-      const caller = callerKeyOf(request);
-      const address = `address:${addressOf(request, context as { req?: IncomingMessage }, trustProxyHops)}`;
-      const callers = caller === undefined ? [address] : vouched.has(caller) ? [caller] : [caller, address];
-      const decisions = callers.map((key) => limiter.take(key, 1));
+      // Taken by the HTTP front already, for a read cache hit they refuse: counted once.
+      const taken = recordOf(context).rateDecisions;
+      if (taken) return decide(taken);
+      const decisions = counter.count(
+        callerKeyOf(request),
+        request.headers.get('x-forwarded-for'),
+        (context as { req?: IncomingMessage }).req?.socket.remoteAddress,
+      );
       // Counted in this process, the decisions come at once, and the request pays for no promise.
-      return decisions.some((decision) => decision instanceof Promise)
-        ? Promise.all(decisions).then(decide)
-        : decide(decisions as RateDecision[]);
+      return decisions instanceof Promise ? decisions.then(decide) : decide(decisions);
     },
     onExecutionResult: ({ request, context }) => {
       const caller = callerKeyOf(request);
       const record = recordOf(context);
       // An answer from the read cache was the upstream's to this very credential, within the cache's time to live.
-      if (caller !== undefined && (record.cache === 'hit' || record.acceptedByUpstream())) vouched.add(caller);
+      if (caller !== undefined && (record.cache === 'hit' || record.acceptedByUpstream())) counter.vouch(caller);
     },
   };
 }
 
+/**
+ * What useRateLimit counts, and the callers it has seen vouched for: one per gateway, shared with
+ * the HTTP front, which counts the read cache hits it answers itself (src/cached-answers.ts).
+ */
+export class OperationCounter {
+  readonly #limiter: OperationLimiter;
+  readonly #trustProxyHops: number;
+  readonly #vouched = new VouchedCallers();
+  readonly maxTokens: number;
+
+  constructor({ limiter, trustProxyHops = DEFAULTS.trustProxyHops, maxTokens = DEFAULTS.maxTokens }: RateLimitOptions) {
+    this.#limiter = limiter;
+    this.#trustProxyHops = trustProxyHops;
+    this.maxTokens = maxTokens;
+  }
+
+  /**
+   * Counts one operation of `caller` (a callerKey; undefined without a credential) from the address
+   * its `X-Forwarded-For` and connection give: the decisions of every key it counts against, at
+   * once when counted in this process.
+   */
+  count(
+    caller: string | undefined,
+    forwardedFor: string | null,
+    remoteAddress: string | undefined,
+  ): RateDecision[] | Promise<RateDecision[]> {
+    const address = `address:${addressOf(forwardedFor, remoteAddress, this.#trustProxyHops)}`;
+    const callers = caller === undefined ? [address] : this.#vouched.has(caller) ? [caller] : [caller, address];
+    const decisions = callers.map((key) => this.#limiter.take(key, 1));
+    return decisions.some((decision) => decision instanceof Promise) ? Promise.all(decisions) : (decisions as RateDecision[]);
+  }
+
+  /** A caller the upstream has answered: it counts as itself from now on. */
+  vouch(caller: string): void {
+    this.#vouched.add(caller);
+  }
+}
+
 /** Where a request comes from: `trustProxyHops` back along `X-Forwarded-For` when that entry is an IP address, or else its connection's address. */
-function addressOf(request: Request, context: { req?: IncomingMessage }, trustProxyHops: number): string {
-  const forwarded = (request.headers.get('x-forwarded-for') ?? '')
+function addressOf(forwardedFor: string | null, remoteAddress: string | undefined, trustProxyHops: number): string {
+  const forwarded = (forwardedFor ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   // Each trusted proxy appended the address it saw; the entries before those are the client's to forge,
   // and an entry that is no address was not written by a proxy (a client reaching the pod directly).
   const entry = trustProxyHops > 0 ? forwarded.at(-trustProxyHops) : undefined;
-  return (entry !== undefined && isIP(entry) !== 0 ? entry : undefined) ?? context.req?.socket.remoteAddress ?? 'unknown';
+  return (entry !== undefined && isIP(entry) !== 0 ? entry : undefined) ?? remoteAddress ?? 'unknown';
 }
 
 /**

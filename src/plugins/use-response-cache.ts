@@ -40,8 +40,14 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
       const record = recordOf(context);
       const caller = callerKeyOf(request);
       if (caller === undefined || typeof params.query !== 'string') return;
+      // A miss the HTTP front looked up already (src/cached-answers.ts), which answers a hit itself.
+      if (record.cacheEntry) {
+        record.cache = 'miss';
+        record.operationType ??= 'query';
+        return;
+      }
       const key = requestKey(params, record.forwardedHeaders?.headers);
-      const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '');
+      const bypass = asksFresh(request.headers.get('cache-control'));
       // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
       const { answer, generation } = await cache.get(caller, key);
       record.cache = bypass ? 'bypass' : answer ? 'hit' : 'miss';
@@ -96,11 +102,17 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
   };
 }
 
+/** Whether a request's Cache-Control asks for a fresh answer (`no-cache` or `no-store`): the cache is not read for it. */
+export const asksFresh = (cacheControl: string | null | undefined) => /\bno-(cache|store)\b/i.test(cacheControl ?? '');
+
 /** The data of a result answered from the cache, whose text is the stored one. */
 const STORED_ANSWER = Object.freeze({ storedAnswer: true });
 
 /** What identifies a request for the cache: its document text, operation name and variables, and the headers it sends upstream, hashed. */
-function requestKey({ query, operationName, variables }: GraphQLParams, forwarded: Readonly<Record<string, string>> | undefined): string {
+export function requestKey(
+  { query, operationName, variables }: Pick<GraphQLParams, 'query'> & { operationName?: string | null; variables?: object | null },
+  forwarded: Readonly<Record<string, string>> | undefined,
+): string {
   return createHash('sha256')
     .update(JSON.stringify([query, operationName ?? null, variables ?? null, forwarded ?? null]))
     .digest('base64url');

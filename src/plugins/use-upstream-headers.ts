@@ -49,21 +49,30 @@ export function useUpstreamHeaders({ forwardHeaders = [], returnHeaders = [] }: 
       );
     },
     onResponse: ({ response, serverContext }) => {
-      const records = requestRecords(serverContext);
-      // The gateway's own notices go out whatever RETURN_HEADERS lists: those of the operations that ran, and
-      // those a hit replays (stored only as they went out: the REST API's, as listed, with the gateway's).
-      const notices = records.flatMap((record) =>
-        [record.noticeHeaders, record.replayedHeaders].filter((headers) => headers !== undefined),
-      );
-      if ((returnHeaders.length === 0 && notices.length === 0) || records.length === 0) return;
-      const sources: ReceivedHeaders[] = records.flatMap(headersOf);
-      const merged = withNotices(mergedHeaders(sources, returnHeaders), notices);
-      if (merged['cache-control'] !== undefined && records.some(mayNotBeKept)) merged['cache-control'] = 'private, no-store';
-      for (const [name, value] of Object.entries(merged)) {
+      const returned = returnedHeaders(requestRecords(serverContext), returnHeaders);
+      for (const [name, value] of Object.entries(returned ?? {})) {
         if (!response.headers.has(name)) response.headers.set(name, value);
       }
     },
   };
+}
+
+/**
+ * The headers the response of these records is given beside the gateway's own, which they never
+ * replace: the listed headers of their upstream answers (and of those a read cache hit replays),
+ * merged, with the gateway's own notices, and `private, no-store` in place of the REST API's
+ * `Cache-Control` where an answer may not be kept. Undefined when there is nothing to give. The
+ * HTTP front gives a hit it answers itself the same (src/cached-answers.ts).
+ */
+export function returnedHeaders(records: readonly OperationRecord[], returnHeaders: readonly string[]): Record<string, string> | undefined {
+  // The gateway's own notices go out whatever RETURN_HEADERS lists: those of the operations that ran, and
+  // those a hit replays (stored only as they went out: the REST API's, as listed, with the gateway's).
+  const notices = records.flatMap((record) => [record.noticeHeaders, record.replayedHeaders].filter((headers) => headers !== undefined));
+  if ((returnHeaders.length === 0 && notices.length === 0) || records.length === 0) return undefined;
+  const sources: ReceivedHeaders[] = records.flatMap(headersOf);
+  const merged = withNotices(mergedHeaders(sources, returnHeaders), notices);
+  if (merged['cache-control'] !== undefined && records.some(mayNotBeKept)) merged['cache-control'] = 'private, no-store';
+  return merged;
 }
 
 /** The headers a record's answer gives: those its read cache hit replays, and those of its calls over by now, marked as given. */

@@ -22,10 +22,13 @@ import { boundedServer } from './bounded-server.js';
  * within bounds (what nginx calls lingering close), and the connection is closed only once nothing
  * is left unread: see LINGER_MAX_BYTES.
  *
+ * A request that may be a read cache hit (`Gateway.cachedAnswers`) has its body read here, and is
+ * answered here when it is one.
+ *
  * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
 export function createHttpServer(
-  gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga' | 'metrics'>,
+  gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga' | 'metrics' | 'cachedAnswers'>,
   settings: SectionSettings<'server'>,
 ): Server {
   const { maxBodyBytes } = settings;
@@ -61,10 +64,15 @@ export function createHttpServer(
     if (req.method === 'HEAD') req.method = 'GET';
     const refusal = refusedUnread(req);
     if (refusal) return refuse(req, res, refusal, arrived);
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return handler(req, res);
+    const cachedAnswers = gateway.cachedAnswers?.mayAnswer(req) ? gateway.cachedAnswers : undefined;
+    if (!cachedAnswers && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined)) {
+      return handler(req, res);
+    }
     readCapped(req, maxBodyBytes).then(
-      (body) => {
+      async (body) => {
         if (body === null) return refuse(req, res, tooLarge, arrived);
+        // A lookup that failed leaves the request to Yoga, which has nothing of it yet and meets the failure its way.
+        if (cachedAnswers && (await cachedAnswers.answer(req, res, body, arrived).catch(() => false))) return;
         // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
         // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
         (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);

@@ -205,7 +205,9 @@ describe('answers written before Yoga', () => {
     expect(answer.status).toBe(413);
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
+      'access-control-allow-methods': 'GET, POST',
       'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
+      'access-control-max-age': '600',
     });
     expect([answer.headers.vary, answer.headers['x-content-type-options']]).toEqual(['Origin', 'nosniff']);
     expect(JSON.parse(answer.body.toString())).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });

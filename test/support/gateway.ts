@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Gateway } from '../../src/gateway.js';
 import { type StartOptions, startGateway as startGatewayProcess } from '../../src/server/start.js';
 
 export interface TestGateway {
@@ -7,6 +8,8 @@ export interface TestGateway {
   /** http://127.0.0.1:METRICS_PORT/metrics */
   metricsUrl: string;
   server: Server;
+  /** The gateway behind the server, for what only a program can see (which path answered). */
+  gateway: Gateway;
   /** The embedded sandbox the gateway started, when no `upstreamUrl` was given. */
   sandbox: { url: string; token: string } | undefined;
   /** POSTs one GraphQL request and returns the status, headers and parsed body. */
@@ -41,6 +44,7 @@ export async function startTestGateway(options: StartOptions): Promise<TestGatew
     url,
     metricsUrl: `http://127.0.0.1:${running.metricsPort}/metrics`,
     server: running.server,
+    gateway: running.gateway,
     sandbox: running.sandboxToken === undefined ? undefined : { url: running.upstreamUrl.href, token: running.sandboxToken },
     async graphql(query, { variables, headers } = {}) {
       const response = await fetch(url, {
