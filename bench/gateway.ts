@@ -1,5 +1,6 @@
 // The gateway under test, started by the same function as `npm start` (src/server/start.ts),
-// configured by environment variables, against the upstream named in UPSTREAM_URL. With BENCH_ALLOCATIONS=DIR it also
+// configured by environment variables, against the upstream named in UPSTREAM_URL. With WORKERS above
+// 1 it runs as bench/cluster-gateway.ts says. With BENCH_ALLOCATIONS=DIR it also
 // samples every allocation (those the garbage collector has freed included) and writes the
 // profile to DIR when the benchmark lets it go: `npm run bench -- --allocations DIR`.
 
@@ -36,7 +37,12 @@ const writeAllocations = process.env.BENCH_ALLOCATIONS ? sampleAllocations(proce
 // Configured by its environment, as a deployment is: production's defaults (no GraphiQL,
 // introspection or CORS), the upstream the benchmark runs, ports it picks, and unless a row says
 // otherwise a rate limit that no run reaches, so that its check is measured and never refuses.
-const running = await startGateway(
-  loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0' }),
-);
-reportToParent(running.port, writeAllocations);
+if (Number(process.env.WORKERS ?? 1) > 1) {
+  // Loaded only for it: the other gateways run exactly what they ran before WORKERS had a row.
+  await import('./cluster-gateway.js');
+} else {
+  const running = await startGateway(
+    loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0' }),
+  );
+  reportToParent(running.port, writeAllocations);
+}

@@ -69,7 +69,10 @@ async function run(job: LoadJob): Promise<LoadResult> {
           client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms));
         },
         ...(job.expectGraphQLData
-          ? { verifyBody: (body: unknown) => typeof body === 'string' && body.startsWith('{"data":') && !body.includes('"errors":') }
+          ? {
+              // One result, or a batch's (a JSON array), each with data and no error.
+              verifyBody: (body: unknown) => typeof body === 'string' && /^\[?\{"data":/.test(body) && !body.includes('"errors":'),
+            }
           : {}),
       },
       (error, done) => (error ? reject(error) : resolve(done)),

@@ -6,11 +6,12 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Usage } from './probe.js';
+import { treeUsage } from './tree-usage.js';
 
 /** The files of ../shared/peer the install needs. */
 const FILES = ['package.json', 'package-lock.json', 'mesh.config.ts', 'vms-v2.openapi.json', 'peer-list-query.graphql'];
@@ -44,7 +45,7 @@ export function preparePeer(source: string): { dir: string; query: string } | { 
   return { dir, query: readFileSync(join(dir, 'peer-list-query.graphql'), 'utf8').trim() };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -52,45 +53,6 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** The process and its descendants (Hive Gateway may fork workers). */
-function tree(pid: number): number[] {
-  const children = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [pid, ...children.flatMap(tree)];
-}
-
-const TICKS_PER_SECOND = 100;
-
-/** CPU so far, RSS now and peak RSS since the last call, of the whole process tree, from /proc. */
-function usageOf(pid: number): Usage {
-  let cpuMicros = 0;
-  let rssBytes = 0;
-  let peakRssBytes = 0;
-  for (const one of tree(pid)) {
-    const fields = readFileSync(`/proc/${one}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    cpuMicros += ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
-    const status = readFileSync(`/proc/${one}/status`, 'utf8');
-    rssBytes += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    peakRssBytes += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    // Resets VmHWM, so the next call sees the peak of the next measurement only.
-    writeFileSync(`/proc/${one}/clear_refs`, '5');
-  }
-  return {
-    cpuMicros,
-    rssBytes,
-    peakRssBytes,
-    atPeak: { heapUsedBytes: NaN, heapTotalBytes: NaN, externalBytes: NaN, arrayBuffersBytes: NaN },
-  };
 }
 
 export interface PeerProcess {
@@ -120,5 +82,5 @@ export async function startPeer(dir: string, upstreamUrl: string, node: string):
     if (Date.now() > deadline) throw new Error('the peer did not answer /healthcheck within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { child, port, usage: () => usageOf(child.pid!) };
+  return { child, port, usage: () => treeUsage(child.pid!) };
 }

@@ -12,9 +12,10 @@ export interface Usage {
 
 /**
  * Starts answering `usage` messages from the parent; call once the server listens, with its port.
- * When the parent lets go, `beforeExit` (if any) finishes before the process exits.
+ * When the parent lets go, `beforeExit` (if any) finishes before the process exits. A server of
+ * several processes gives its `usage` instead of this process's own.
  */
-export function reportToParent(port: number, beforeExit?: () => Promise<void>): void {
+export function reportToParent(port: number, beforeExit?: () => Promise<void>, usageOf?: () => Usage): void {
   const sample = () => {
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     return {
@@ -31,6 +32,7 @@ export function reportToParent(port: number, beforeExit?: () => Promise<void>): 
   sampler.unref();
   process.on('message', (message) => {
     if (message !== 'usage') return;
+    if (usageOf) return void process.send!({ usage: usageOf() });
     const { user, system } = process.cpuUsage();
     const now = sample();
     if (now.rss > peak.rss) peak = now;

@@ -38,6 +38,8 @@ export interface Servers {
   /** The shared state's gateways: the read cache in process and in Redis, the rate limit off and in Redis. */
   cachingGateway: ServerProcess;
   unlimitedGateway: ServerProcess;
+  /** The gateway as WORKERS=2 runs it: a primary and two workers, measured together. */
+  workersGateway: ServerProcess;
   redisCachingGateway?: ServerProcess;
   redisLimitingGateway?: ServerProcess;
   /** The load generator (bench/load.ts). */
@@ -101,9 +103,10 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
 
   const gatewayWith = (name: string, env: Record<string, string>) =>
     start(`gateway (${name})`, './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream), ...env }, options.gatewayFlags);
-  const [cachingGateway, unlimitedGateway] = await Promise.all([
+  const [cachingGateway, unlimitedGateway, workersGateway] = await Promise.all([
     gatewayWith('read cache', CACHED),
     gatewayWith('no rate limit', { RATE_LIMIT_OPERATIONS: '0' }),
+    gatewayWith('WORKERS=2', { WORKERS: '2' }),
   ]);
   const [redisCachingGateway, redisLimitingGateway] = redis
     ? await Promise.all([
@@ -121,6 +124,7 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
     comparedGateway,
     cachingGateway,
     unlimitedGateway,
+    workersGateway,
     redisCachingGateway,
     redisLimitingGateway,
     loader,

@@ -19,13 +19,13 @@ export interface Row {
   job: RowJob;
 }
 
-/** A GraphQL POST of `query` to `server`, each connection its own caller. */
-export function graphql(server: ServerProcess, query: string, headers: Record<string, string> = {}): RowJob {
+/** A GraphQL POST of `query` (or a batch of them) to `server`, each connection its own caller. */
+export function graphql(server: ServerProcess, query: string | string[], headers: Record<string, string> = {}): RowJob {
   return {
     url: `http://127.0.0.1:${server.port}/graphql`,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: TOKEN, ...headers },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify(Array.isArray(query) ? query.map((one) => ({ query: one })) : { query }),
     expectGraphQLData: !headers['accept-encoding'],
     callerPerConnection: true,
   };
@@ -51,7 +51,7 @@ const gatewayRows = (server: ServerProcess, suffix: string, label: string): Row[
 /** Every row the servers allow, in the table's order: the compared, peer and Redis rows only when their server runs. */
 export function allRows(servers: Servers, peer?: { server: ServerProcess; query: string }): Row[] {
   const { upstream, floor, gateway, comparedGateway, slowUpstream, slowGateway, slowFloor } = servers;
-  const { cachingGateway, unlimitedGateway, redisCachingGateway, redisLimitingGateway } = servers;
+  const { cachingGateway, unlimitedGateway, workersGateway, redisCachingGateway, redisLimitingGateway } = servers;
   return [
     { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
     { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
@@ -84,6 +84,12 @@ export function allRows(servers: Servers, peer?: { server: ServerProcess; query:
             what: 'peer: Hive Gateway + Mesh over OpenAPI, listApiKeys(limit: 25), same page',
             server: peer.server,
             job: graphql(peer.server, peer.query),
+          },
+          {
+            id: 'P1',
+            what: 'peer: listApiKeys(limit: 1)',
+            server: peer.server,
+            job: graphql(peer.server, peer.query.replace('limit: 25', 'limit: 1')),
           },
         ]
       : []),
@@ -130,5 +136,21 @@ export function allRows(servers: Servers, peer?: { server: ServerProcess; query:
     // How the cost grows with the work (docs/performance.md, "Scale"): the list's size, the fields.
     { id: '10a', what: 'gateway: apiKeys(first: 1)', server: gateway, job: graphql(gateway, apiKeysQuery(1)) },
     { id: '10b', what: 'gateway: apiKeys(first: 25), id only', server: gateway, job: graphql(gateway, apiKeysQuery(25, 'id')) },
+    {
+      id: '10c',
+      what: 'gateway: a batch of 10, apiKeys(first: 16) to apiKeys(first: 25)',
+      server: gateway,
+      // Ten different reads, so that none shares another's upstream call: ten operations, ten calls.
+      job: graphql(
+        gateway,
+        Array.from({ length: 10 }, (_, i) => apiKeysQuery(16 + i)),
+      ),
+    },
+    {
+      id: '10d',
+      what: 'gateway with WORKERS=2: apiKeys(first: 25)',
+      server: workersGateway,
+      job: graphql(workersGateway, apiKeysQuery(25)),
+    },
   ];
 }

@@ -50,8 +50,9 @@ async function measure(loader: ChildProcess, row: Row, connections: number, seco
     ...result,
     cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(1, result.requests),
     peakRssMB: after.peakRssBytes / MB,
-    heapAtPeakMB: after.atPeak.heapUsedBytes / MB,
-    externalAtPeakMB: after.atPeak.externalBytes / MB,
+    // None for a server of several processes (NaN, which IPC carries as null).
+    heapAtPeakMB: (after.atPeak.heapUsedBytes ?? Number.NaN) / MB,
+    externalAtPeakMB: (after.atPeak.externalBytes ?? Number.NaN) / MB,
   };
 }
 

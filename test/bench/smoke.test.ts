@@ -51,6 +51,8 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
       '7b',
       '10a',
       '10b',
+      '10c',
+      '10d',
     ]);
     expect(stdout).toMatch(
       /^Coalesced reads, 50 identical apiKeys\(first: 25\) at once over the 20 ms upstream: one caller \d+(?:\.\d+)? upstream call\(s\)/m,
