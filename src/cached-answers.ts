@@ -24,8 +24,9 @@ import type { CachedAnswer, ResponseCache } from './state/response-cache.js';
  * state). Only a request that is plainly a hit through Yoga is answered here, with the answer, the
  * headers, the log line, the metrics and the rate limit's count that Yoga's plugins give it (the
  * functions they use, called here; test/state/cache-hits-before-yoga.test.ts compares the two field by
- * field). Anything else is handed to Yoga with its body, and a miss with the lookup it made on the
- * record Yoga opens for it, so that nothing is looked up or counted twice.
+ * field). Anything else is handed to Yoga with its body, and once the front has counted it, with
+ * its record, which Yoga adopts with the count (and a miss's lookup) on it, so that nothing is
+ * looked up or counted twice.
  */
 export interface CachedAnswers {
   /** Whether a request may be a hit this answers, by its method, path and headers: only then is its body read before Yoga. */
@@ -72,25 +73,25 @@ export function cachedAnswers(options: CachedAnswersOptions): CachedAnswers {
       const headers = { get: (name: string) => headerOf(req, name) };
       const record = new OperationRecord(requestIdFrom(headers.get('x-request-id')), clientOf(headers), undefined, arrived);
       record.operationName = recordedOperationName(params.operationName);
-      const { forwardHeaders } = options.settings;
-      if (forwardHeaders.length > 0) record.forwardedHeaders = forwardedHeaders(headers, forwardHeaders);
-      const caller = callerKey(bearerCredential(headers.get('authorization'))!);
-      const request = requestKey(params, record.forwardedHeaders?.headers);
-      const { answer, generation } = await options.cache.get(caller, request);
+      // From here on Yoga adopts the record, and takes what it holds as done: the count, the lookup.
       openBeforeYoga(req, record);
+      const caller = callerKey(bearerCredential(headers.get('authorization'))!);
+      // Counted first, as useRateLimit counts before useResponseCache reads: a refused request never reaches the cache.
+      const decisions = await options.counter?.count(caller, headers.get('x-forwarded-for'), req.socket.remoteAddress);
+      record.rateDecisions = decisions;
+      if (decisions?.some((decision) => !decision.allowed)) return false;
+      // Put on the record only for a hit: Yoga reads them itself after the checks a miss may still fail.
+      const { forwardHeaders } = options.settings;
+      const forwarded = forwardHeaders.length > 0 ? forwardedHeaders(headers, forwardHeaders) : undefined;
+      const request = requestKey(params, forwarded?.headers);
+      const { answer, generation } = await options.cache.get(caller, request);
       if (!answer) {
         // useResponseCache takes it as its own lookup's, once the plugins before it have let the request through.
         record.cacheEntry = { caller, request, generation };
         return false;
       }
-      const decisions = await options.counter?.count(caller, headers.get('x-forwarded-for'), req.socket.remoteAddress);
-      if (decisions?.some((decision) => !decision.allowed)) {
-        // Yoga's 429, from these decisions: the rate limit refuses before the cache is read, or the headers read.
-        record.rateDecisions = decisions;
-        record.forwardedHeaders = undefined;
-        return false;
-      }
       options.counter?.vouch(caller);
+      record.forwardedHeaders = forwarded;
       await writeHit(res, record, answer, options, headers);
       options.onSummary(summaryOf(record, 200, performance.now() - arrived));
       return true;
@@ -139,9 +140,9 @@ function isJson(contentType: string | undefined): boolean {
   return type === 'application/json' || type?.startsWith('application/json;') === true;
 }
 
-/** A request header as one value, as Yoga's Request reads node's: repeated ones joined. */
+/** A request header as one value, as Yoga's Request reads node's: by any case of its name, repeated ones joined. */
 function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
+  const value = req.headers[name.toLowerCase()];
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : null;
 }
 

@@ -93,7 +93,7 @@ export class OperationRecord {
   forwardedHeaders: { headers: Readonly<Record<string, string>>; dropped: readonly string[] } | undefined;
   /** The headers a read cache hit gives back, as its answer was stored with them (useResponseCache). */
   replayedHeaders: Readonly<Record<string, string>> | undefined;
-  /** The rate limit's decisions, taken before Yoga for a read cache hit they refuse, which useRateLimit answers without counting again (src/cached-answers.ts). */
+  /** The rate limit's decisions for it, taken before Yoga by the HTTP front (src/cached-answers.ts), which useRateLimit answers from instead of counting again. */
   rateDecisions: readonly RateDecision[] | undefined;
   /** The upstream calls whose headers went out with the response's own; later ones go with the last part (useUpstreamHeaders). */
   headersReturnedFor: ReadonlySet<UpstreamCall> | undefined;

@@ -47,7 +47,7 @@ export function useRateLimit(options: RateLimitOptions | OperationCounter): Plug
         const refusal = decisions.find((decision) => !decision.allowed);
         if (refusal && !introspectsOnly(params, counter.maxTokens)) throw rateLimited(refusal);
       };
-      // Taken by the HTTP front already, for a read cache hit they refuse: counted once.
+      // Taken by the HTTP front already (src/cached-answers.ts): counted once.
       const taken = recordOf(context).rateDecisions;
       if (taken) return decide(taken);
       const decisions = counter.count(

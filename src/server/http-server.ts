@@ -53,6 +53,7 @@ export function createHttpServer(
   // Refused before a byte of the body is read. Node's parser has already rejected malformed
   // lengths and Content-Length with Transfer-Encoding.
   const refusedUnread = (req: IncomingMessage): Refusal | undefined => {
+    if (!isHost(req.headers.host)) return NOT_A_HOST;
     if (isContentCoded(req.headers['content-encoding'])) return CONTENT_CODED;
     if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge;
     return undefined;
@@ -68,17 +69,21 @@ export function createHttpServer(
     if (!cachedAnswers && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined)) {
       return handler(req, res);
     }
+    // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
+    // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
+    const toYoga = (body: Buffer) => {
+      (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
+      return handler(req, res);
+    };
     readCapped(req, maxBodyBytes).then(
       async (body) => {
         if (body === null) return refuse(req, res, tooLarge, arrived);
-        // A lookup that failed leaves the request to Yoga, which has nothing of it yet and meets the failure its way.
-        if (cachedAnswers && (await cachedAnswers.answer(req, res, body, arrived).catch(() => false))) return;
-        // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
-        // stream, not a Buffer: it enumerates the keys of a body object, which for a Buffer are its bytes.
-        (req as IncomingMessage & { body?: Readable }).body = Readable.from([body]);
-        return handler(req, res);
+        // A failure before anything was written (a lookup) leaves the request to Yoga, which meets it its own way.
+        if (cachedAnswers && (await cachedAnswers.answer(req, res, body, arrived).catch(() => res.headersSent))) return;
+        return toYoga(body);
       },
-      () => res.destroy(),
+      // A body cut short: Yoga answers (400, logged and counted) one it did not read itself as it did one it read.
+      () => (cachedAnswers ? toYoga(Buffer.alloc(0)) : res.destroy()),
     );
   };
   const server = boundedServer(settings, gateway.metrics.observeConnectionClosed, (req, res) => serve(req, res, performance.now()));
@@ -101,10 +106,26 @@ function headerOf(req: IncomingMessage, name: string): string | null {
 
 /** An answer written here, before Yoga, to a request whose body is not read. */
 interface Refusal {
-  status: 413 | 415;
+  status: 400 | 413 | 415;
   code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
+}
+
+/**
+ * A Host header that is not a host name or address with an optional port (RFC 9110, 7.2): Yoga makes
+ * the request's URL from it, and answered one that makes none with a 500 and its stack, and routed
+ * one holding a path (`gw/ready?`) by that path.
+ */
+const NOT_A_HOST: Refusal = {
+  status: 400,
+  code: ErrorCode.BAD_REQUEST,
+  message: 'The Host header must be a host name or address, with an optional port.',
+};
+
+/** A host, an IPv4 address or an IP literal in brackets, and an optional port; no header at all is Node's to allow. */
+function isHost(host: string | undefined): boolean {
+  return host === undefined || /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(:\d{1,5})?$/.test(host);
 }
 
 /**

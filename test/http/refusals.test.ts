@@ -120,6 +120,18 @@ const REFUSALS: Refusal[] = [
     code: 'BAD_REQUEST',
   },
   {
+    name: 'a Host header that makes no URL (the HTTP front; Yoga answered 500 with its stack)',
+    request: { method: 'POST', headers: { ...JSON_POST, ...AUTH, host: 'a b' }, body: graphqlBody('{ __typename }') },
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'a Host header that holds a path (the HTTP front)',
+    request: { method: 'POST', headers: { ...JSON_POST, ...AUTH, host: 'gw/ready?' }, body: graphqlBody('{ __typename }') },
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  {
     name: 'a compressed body (the HTTP front)',
     request: { method: 'POST', headers: { ...JSON_POST, ...AUTH, 'content-encoding': 'gzip' }, body: 'gzipped' },
     status: 415,

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { loadSettings } from '../../src/config/load.js';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH } from '../support/auth.js';
@@ -7,7 +7,7 @@ import type { Start } from '../support/fixtures.js';
 import { test } from '../support/fixtures.js';
 import type { TestGateway } from '../support/gateway.js';
 import { captureLogs } from '../support/logs.js';
-import { type RawAnswer, rawHttp } from '../support/raw-http.js';
+import { openConnection, type RawAnswer, rawHttp } from '../support/raw-http.js';
 import type { Script } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeInEachStore, type StartInStore } from '../support/state-modes.js';
@@ -164,15 +164,46 @@ describeInEachStore('read cache hits before Yoga', (startInStore) => {
     });
     expect(refusedBefore.status).toBe(429);
     expect(withoutReset(refusedBefore)).toEqual(withoutReset(refusedThrough));
-    // A miss refused: the rate limit refuses before the cache is read, whichever path looked it up.
+    // A miss refused, with a header too long to forward: the rate limit refuses before the cache is read and
+    // the headers to forward are, whichever path looked at it first.
     const otherBody = JSON.stringify({ ...JSON.parse(BODY), variables: { first: 2 } });
-    await rawHttp(gateway.url, { method: 'POST', headers, body: otherBody });
-    await rawHttp(gateway.url, { method: 'POST', headers, body: [otherBody] });
+    const tooLong = { ...headers, 'accept-language': 'x'.repeat(1100) };
+    const first = await counters(gateway);
+    await rawHttp(gateway.url, { method: 'POST', headers: tooLong, body: otherBody });
+    const between = await counters(gateway);
+    await rawHttp(gateway.url, { method: 'POST', headers: tooLong, body: [otherBody] });
+    expect(metricsOf(between, first)).toEqual(metricsOf(await counters(gateway), between));
+    expect(metricsOf(between, first)).toMatchObject({ 'gateway_graphql_errors_total{code="RATE_LIMITED"}': 1 });
     const [before, through, missBefore, missThrough] = logs.lines('graphql request').slice(-4).map(comparableLine);
     expect(before).toEqual(through);
     expect(before).toMatchObject({ status: 429, errorCodes: ['RATE_LIMITED'] });
     expect(missBefore).toEqual(missThrough);
     expect(missBefore).toEqual(before);
+  });
+
+  test('key on a forwarded header whatever the case its name was given in', async ({ start }) => {
+    const { upstream, gateway } = await startCaching(startInStore, start, {
+      forwardHeaders: [{ name: 'X-Tenant', upstreamName: 'x-tenant' }],
+    });
+    const send = (tenant: string) =>
+      rawHttp(gateway.url, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', 'x-tenant': tenant }, body: BODY });
+    await send('a');
+    await send('b');
+    await send('b');
+    expect(upstream.requests.map((request) => request.headers['x-tenant'])).toEqual(['a', 'b']);
+  });
+
+  test('leave a body cut short to Yoga, which answers and logs it as before: 400', async ({ start }) => {
+    const { gateway, logs, front } = await startCaching(startInStore, start);
+    const { socket, closed } = await openConnection(gateway.url);
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAuthorization: ${AUTH.authorization}\r\n` +
+        `Content-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 20)}`,
+    );
+    socket.destroy();
+    await closed;
+    await vi.waitFor(() => expect(logs.lines('graphql request').at(-1)).toMatchObject({ status: 400, errorCodes: ['BAD_REQUEST'] }));
+    expect(front.answered).toBe(0);
   });
 
   test('leave to Yoga what is not plainly a hit: a fresh answer asked for, a batch, an unknown parameter', async ({ start }) => {
