@@ -6,6 +6,7 @@ import { acceptsGzip } from './http/accept-encoding.js';
 import { bearerCredential } from './http/bearer.js';
 import { forwardedHeaders } from './http/forwarded-headers.js';
 import { gzipped } from './http/gzip.js';
+import { nodeRequestHeaders } from './http/node-request-headers.js';
 import { clientOf } from './observability/client-identity.js';
 import { OperationRecord, openBeforeYoga } from './observability/operation-record.js';
 import { requestIdFrom } from './observability/request-id.js';
@@ -64,13 +65,13 @@ export function cachedAnswers(options: CachedAnswersOptions): CachedAnswers {
         // Each of these is Yoga's to answer: a fresh answer, one that shows its calls, one written as a stream.
         !asksFresh(headers['cache-control']) &&
         headers['x-debug-upstream'] === undefined &&
-        wholeResultType(headerOf(req, 'accept')) !== undefined
+        wholeResultType(nodeRequestHeaders(req).get('accept')) !== undefined
       );
     },
     answer: async (req, res, body, arrived) => {
       const params = plainParams(body);
       if (!params || isOversized(params.query, options.settings.maxDocumentBytes)) return false;
-      const headers = { get: (name: string) => headerOf(req, name) };
+      const headers = nodeRequestHeaders(req);
       const record = new OperationRecord(requestIdFrom(headers.get('x-request-id')), clientOf(headers), undefined, arrived);
       record.operationName = recordedOperationName(params.operationName);
       // From here on Yoga adopts the record, and takes what it holds as done: the count, the lookup.
@@ -138,12 +139,6 @@ async function writeHit(
 function isJson(contentType: string | undefined): boolean {
   const type = contentType?.split(',')[0];
   return type === 'application/json' || type?.startsWith('application/json;') === true;
-}
-
-/** A request header as one value, as Yoga's Request reads node's: by any case of its name, repeated ones joined. */
-function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name.toLowerCase()];
-  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : null;
 }
 
 /** The body's parameters when they are one operation's `query`, `operationName` and `variables` and nothing else; undefined for anything Yoga must read. */

@@ -5,6 +5,7 @@ import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { isContentCoded } from '../http/content-encoding.js';
+import { nodeRequestHeaders } from '../http/node-request-headers.js';
 import { boundedServer } from './bounded-server.js';
 
 /**
@@ -39,7 +40,7 @@ export function createHttpServer(
   /** `arrived`: when the request came, for the duration its log line gives. */
   const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal, arrived: number) => {
     closing.add(req.socket);
-    const headers = { get: (name: string) => headerOf(req, name) };
+    const headers = nodeRequestHeaders(req);
     const durationMs = performance.now() - arrived;
     // Logged and counted as Yoga's answers are, with the CORS, security and request-id headers Yoga's carry, so a page can read them.
     writeRefusal(res, refusal, gateway.refusedBeforeYoga({ headers, durationMs }, refusal));
@@ -96,12 +97,6 @@ export function createHttpServer(
     serve(req, res, arrived);
   });
   return server;
-}
-
-/** A request header as one value; Node keeps a list only for Set-Cookie, which requests do not send. */
-function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : null;
 }
 
 /** An answer written here, before Yoga, to a request whose body is not read. */
