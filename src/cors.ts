@@ -3,6 +3,7 @@ import type { YogaServerOptions } from 'graphql-yoga';
 import { ANY_ORIGIN, patternBase } from './config/parsers.js';
 import type { Settings } from './config/settings.js';
 import { NOTICE_HEADERS } from './http/merged-headers.js';
+import { varyingOn } from './http/vary.js';
 
 /** Answer headers a page may read: its request id, how long to wait after a 429 or 503, and what its upstream calls took (X-Debug-Upstream). */
 const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing'];
@@ -68,8 +69,7 @@ export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }:
       const origin = headers.get('origin');
       const given = allowed(origin) ? getCORSHeadersByRequestAndOptions({ headers } as Request, optionsFor(origin)) : null;
       const lowered = Object.fromEntries(Object.entries(given ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-      const vary = lowered.vary?.split(', ') ?? [];
-      return { ...lowered, vary: [...vary, ...(vary.includes('Origin') ? [] : ['Origin'])].join(', ') };
+      return { ...lowered, vary: varyingOn(lowered.vary, 'Origin') };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { varyingOn } from '../http/vary.js';
 
 /**
  * With an allow-list, CORS headers depend on the Origin header, yet Yoga only says so when it
@@ -16,9 +17,9 @@ export function useCorsVary(): Plugin {
   };
 }
 
-/** Adds `header` to the answer's Vary unless it names it already, in any case or place. */
+/** Adds `header` to the answer's Vary unless it names it already; a header it names is left as it is. */
 function varyOn(response: Response, header: string): void {
   const vary = response.headers.get('vary');
-  const named = vary?.split(',').some((name) => name.trim().toLowerCase() === header.toLowerCase());
-  if (!named) response.headers.set('vary', vary === null ? header : `${vary}, ${header}`);
+  const varying = varyingOn(vary, header);
+  if (varying !== vary) response.headers.set('vary', varying);
 }
