@@ -42,7 +42,7 @@ export interface CachedAnswersOptions {
   counter: OperationCounter | undefined;
   cors: CorsPolicy;
   onSummary(summary: RequestSummary): void;
-  settings: Pick<Settings, 'forwardHeaders' | 'returnHeaders' | 'compressionMinBytes' | 'maxDocumentBytes' | 'corsOrigins'>;
+  settings: Pick<Settings, 'forwardHeaders' | 'returnHeaders' | 'compressionMinBytes' | 'maxDocumentBytes'>;
 }
 
 /** The parameters of one operation as a POST's JSON body gives them, when they are nothing else. */

@@ -182,9 +182,10 @@ export function requestRecords(serverContext: object): readonly OperationRecord[
 }
 
 /**
- * The record the HTTP front opened for a request it read before Yoga and hands on to it (a read
- * cache miss, src/cached-answers.ts), hung on its node:http request, which Yoga's server context
- * holds as `req`: useOperationRecords opens it in place of a new one.
+ * The record the HTTP front opened for a request it read before Yoga and hands on to it, with the
+ * rate limit's count and a miss's lookup on it (src/cached-answers.ts), hung on its node:http
+ * request, which Yoga's server context holds as `req`: useOperationRecords opens it in place of a
+ * new one.
  */
 export function openBeforeYoga(req: object, record: OperationRecord): void {
   (req as { [BEFORE_YOGA]?: OperationRecord })[BEFORE_YOGA] = record;
