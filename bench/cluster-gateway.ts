@@ -4,17 +4,16 @@
 // bench/gateway.ts loads it, in the primary and in each worker.
 
 import cluster from 'node:cluster';
-import { loadSettings } from '../src/config/load.js';
 import { createLogger } from '../src/observability/logger.js';
 import { reportListening, runPrimary } from '../src/server/cluster.js';
 import { startGateway } from '../src/server/start.js';
+import { benchGatewaySettings } from './gateway-settings.js';
 import { freePort } from './peer.js';
 import { reportToParent } from './probe.js';
 import { treeUsage } from './tree-usage.js';
 
-// As bench/gateway.ts configures its gateway, on the ports the primary picked: in a cluster every
-// worker's listen(0) is handed one port, for both of its servers.
-const settings = loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1' });
+// On the ports the primary picked: in a cluster every worker's listen(0) is handed one port, for both of its servers.
+const settings = benchGatewaySettings();
 if (cluster.isPrimary) {
   runPrimary({
     workers: settings.workers,

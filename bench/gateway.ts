@@ -7,8 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
-import { loadSettings } from '../src/config/load.js';
 import { startGateway } from '../src/server/start.js';
+import { benchGatewaySettings } from './gateway-settings.js';
 import { reportToParent } from './probe.js';
 
 /** Samples allocations from now on; the returned function writes the profile into `dir`. */
@@ -34,15 +34,11 @@ function sampleAllocations(dir: string): () => Promise<void> {
 
 const writeAllocations = process.env.BENCH_ALLOCATIONS ? sampleAllocations(process.env.BENCH_ALLOCATIONS) : undefined;
 
-// Configured by its environment, as a deployment is: production's defaults (no GraphiQL,
-// introspection or CORS), the upstream the benchmark runs, ports it picks, and unless a row says
-// otherwise a rate limit that no run reaches, so that its check is measured and never refuses.
 if (Number(process.env.WORKERS ?? 1) > 1) {
   // Loaded only for it: the other gateways run exactly what they ran before WORKERS had a row.
   await import('./cluster-gateway.js');
 } else {
-  const running = await startGateway(
-    loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0' }),
-  );
+  // On ports it picks.
+  const running = await startGateway(benchGatewaySettings({ PORT: '0', METRICS_PORT: '0' }));
   reportToParent(running.port, writeAllocations);
 }
