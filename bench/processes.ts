@@ -35,6 +35,8 @@ export interface Servers {
   gateway: ServerProcess;
   slowGateway: ServerProcess;
   comparedGateway?: ServerProcess;
+  /** The compared build (--compare) in each setting of the shared state's gateways, by the gateway it is compared with: rows 8ac, 8bc, 9ac, 9bc. */
+  compared: Map<ServerProcess, ServerProcess>;
   /** The shared state's gateways: the read cache in process and in Redis, the rate limit off and in Redis. */
   cachingGateway: ServerProcess;
   unlimitedGateway: ServerProcess;
@@ -101,16 +103,34 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
       : undefined,
   ]);
 
-  const gatewayWith = (name: string, env: Record<string, string>) =>
-    start(`gateway (${name})`, './gateway.js', { UPSTREAM_URL: upstreamUrl(upstream), ...env }, options.gatewayFlags);
+  const compared = new Map<ServerProcess, ServerProcess>();
+  /** A gateway with these settings, and the compared build beside it with the same (where there is one). */
+  const gatewayWith = async (name: string, env: Record<string, string>, twin = true) => {
+    const settings = { UPSTREAM_URL: upstreamUrl(upstream), ...env };
+    const [main, other] = await Promise.all([
+      start(`gateway (${name})`, './gateway.js', settings, options.gatewayFlags),
+      options.compare && twin
+        ? start(
+            `gateway (compared, ${name})`,
+            pathToFileURL(resolve(options.compare.build, 'bench', 'gateway.js')),
+            settings,
+            options.compare.flags,
+            options.compare.node,
+          )
+        : undefined,
+    ]);
+    if (other) compared.set(main, other);
+    return main;
+  };
   const [cachingGateway, unlimitedGateway, workersGateway] = await Promise.all([
     gatewayWith('read cache', CACHED),
     gatewayWith('no rate limit', { RATE_LIMIT_OPERATIONS: '0' }),
-    gatewayWith('WORKERS=2', { WORKERS: '2' }),
+    gatewayWith('WORKERS=2', { WORKERS: '2' }, false),
   ]);
   const [redisCachingGateway, redisLimitingGateway] = redis
     ? await Promise.all([
-        gatewayWith('read cache in Redis', { ...CACHED, REDIS_URL: redis.url }),
+        // One key prefix each, so that the compared gateway finds none of the main one's answers.
+        gatewayWith('read cache in Redis', { ...CACHED, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bench-main:' }),
         gatewayWith('rate limit in Redis', { REDIS_URL: redis.url }),
       ])
     : [undefined, undefined];
@@ -122,6 +142,7 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
     gateway,
     slowGateway,
     comparedGateway,
+    compared,
     cachingGateway,
     unlimitedGateway,
     workersGateway,

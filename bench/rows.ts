@@ -51,8 +51,8 @@ const gatewayRows = (server: ServerProcess, suffix: string, label: string): Row[
 /** Every row the servers allow, in the table's order: the compared, peer and Redis rows only when their server runs. */
 export function allRows(servers: Servers, peer?: { server: ServerProcess; query: string }): Row[] {
   const { upstream, floor, gateway, comparedGateway, slowUpstream, slowGateway, slowFloor } = servers;
-  const { cachingGateway, unlimitedGateway, workersGateway, redisCachingGateway, redisLimitingGateway } = servers;
-  return [
+  const { cachingGateway, unlimitedGateway, workersGateway, redisCachingGateway, redisLimitingGateway, compared } = servers;
+  const rows: Row[] = [
     { id: '1', what: 'direct REST: GET /v2/api_keys?limit=25 (ceiling)', server: upstream, job: rest(upstream) },
     { id: '2', what: 'floor: minimal Node proxy, same page', server: floor, job: graphql(floor, apiKeysQuery(25)) },
     ...gatewayRows(gateway, '', 'gateway'),
@@ -153,4 +153,19 @@ export function allRows(servers: Servers, peer?: { server: ServerProcess; query:
       job: graphql(workersGateway, apiKeysQuery(25)),
     },
   ];
+  // The compared build (--compare) in the same settings, after the rows: 8ac beside 8a, and so on.
+  const twins = rows.flatMap(({ id, what, server, job }) => {
+    const twin = compared.get(server);
+    return twin
+      ? [
+          {
+            id: `${id}c`,
+            what: `compared ${what}`,
+            server: twin,
+            job: { ...job, url: job.url.replace(`:${server.port}/`, `:${twin.port}/`) },
+          },
+        ]
+      : [];
+  });
+  return [...rows, ...twins];
 }

@@ -51,12 +51,13 @@ const { values: args } = parseArgs({
     /** Leave the peer row out (it is left out of --smoke anyway). */
     'skip-peer': { type: 'boolean', default: false },
     /**
-     * Another build of the gateway to run beside this one as rows 3c, 4c and 5c: a copy of
+     * Another build of the gateway to run beside this one as rows 3c, 4c and 5c, and beside each
+     * shared-state gateway in its settings as rows 8ac, 8bc, 9ac and 9bc: a copy of
      * node_modules/.cache/vms-bench made before a change, kept under node_modules so that it
      * resolves the same packages.
      */
     compare: { type: 'string' },
-    /** Node flags for the compared gateway only (rows 3c, 4c, 5c), e.g. to set V8 flags side by side with the defaults (with --compare node_modules/.cache/vms-bench). */
+    /** Node flags for the compared gateways only (the rows ending in c), e.g. to set V8 flags side by side with the defaults (with --compare node_modules/.cache/vms-bench). */
     'compare-flags': { type: 'string' },
     /** The Node binary (or a wrapper that execs one) for the compared gateway only. @default --node */
     'compare-node': { type: 'string' },
