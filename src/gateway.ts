@@ -1,22 +1,32 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { type CachedAnswers, cachedAnswers } from './cached-answers.js';
+import { createYoga, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
+import { AnswerFinisher, HeaderLines } from './answer/finish.js';
 import { type Settings, servesGraphiQL, settingsWith } from './config/settings.js';
+import { loadTrustedDocuments } from './config/trusted-documents.js';
 import { type CallerContext, callerContext } from './context.js';
-import { corsPolicy } from './cors.js';
 import type { ErrorCode } from './errors.js';
 import { graphiqlOptions } from './graphiql/options.js';
+import { type HitPath, hitPath, type OnHit } from './hit-path/hit-path.js';
+import {
+  boundsDocument,
+  countsOperation,
+  finishes,
+  forwardsHeaders,
+  looksUp,
+  namesOperation,
+  showsNoCalls,
+  sumsUp,
+  takesWholeResult,
+} from './hit-path/steps.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics, watchUpstream } from './observability/metrics.js';
 import { type Observers, observers } from './observability/observers.js';
 import { refusalSummary } from './observability/request-summary.js';
 import { useAllowedMethods } from './plugins/use-allowed-methods.js';
+import { useAnswerFinishing } from './plugins/use-answer-finishing.js';
 import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
-import { useCacheControl } from './plugins/use-cache-control.js';
-import { useCompression } from './plugins/use-compression.js';
 import { useContentNegotiation } from './plugins/use-content-negotiation.js';
-import { useCorsVary } from './plugins/use-cors-vary.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useFieldUsage } from './plugins/use-field-usage.js';
@@ -26,22 +36,22 @@ import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
 import { useOperationRecords } from './plugins/use-operation-records.js';
-import { OperationCounter, useRateLimit } from './plugins/use-rate-limit.js';
+import { useRateLimit } from './plugins/use-rate-limit.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
-import { useRequestId } from './plugins/use-request-id.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
 import { useResponseCache } from './plugins/use-response-cache.js';
 import { useRootRedirect } from './plugins/use-root-redirect.js';
-import { SECURITY_HEADERS, useSecurityHeaders } from './plugins/use-security-headers.js';
 import { useTracing } from './plugins/use-tracing.js';
-import { loadTrustedDocuments, useTrustedDocuments } from './plugins/use-trusted-documents.js';
+import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamDebug } from './plugins/use-upstream-debug.js';
 import { useUpstreamErrors } from './plugins/use-upstream-errors.js';
 import { useUpstreamHeaders } from './plugins/use-upstream-headers.js';
 import { useUpstreamShapeErrors } from './plugins/use-upstream-shape-errors.js';
 import { MAX_INITIAL_COUNT, schema, subgraphSchema } from './schema/index.js';
+import { CacheLookups } from './state/cache-lookups.js';
+import { OperationCounter } from './state/operation-counter.js';
 import { openSharedState, type SharedState } from './state/shared-state.js';
 import { UpstreamClient } from './upstream/client.js';
 
@@ -63,29 +73,43 @@ export interface ProgramOptions {
  */
 export type GatewayOptions = Partial<Omit<Settings, 'upstreamUrl'>> & ProgramOptions & { upstreamUrl: URL };
 
-/** What the HTTP front knows of a request it answers itself. */
+/** A request the HTTP front answers itself, before Yoga (src/server/http-server.ts). */
 export interface RequestBeforeYoga {
+  method: string;
   headers: Pick<Headers, 'get'>;
   /** From its arrival to its answer. */
   durationMs: number;
 }
 
+/** One entry of the plugin list: a plugin, and what becomes of its work for a hit the hit path answers (`OnHit`). */
+export interface PluginEntry {
+  plugin: NonNullable<YogaServerOptions<Record<string, unknown>, CallerContext>['plugins']>[number];
+  onHit: OnHit;
+}
+
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, CallerContext>;
   /**
-   * For an answer the HTTP front writes before Yoga (src/server/http-server.ts: 413, 415): logs and
-   * counts it as Yoga's answers are, and returns the headers Yoga's answers carry (CORS, nosniff,
-   * `x-request-id`).
+   * For an answer the HTTP front writes before Yoga (a bad Host, 413, 415): finishes its header
+   * lines as every answer's (`AnswerFinisher`), and logs and counts it as Yoga's answers are.
    */
-  refusedBeforeYoga(request: RequestBeforeYoga, refusal: { status: number; code: ErrorCode }): Record<string, string>;
-  /** Read cache hits the HTTP front answers before Yoga; undefined without a read cache, with trusted documents or with tracing, whose hits Yoga answers. */
-  cachedAnswers: CachedAnswers | undefined;
+  refusedBeforeYoga(request: RequestBeforeYoga, refusal: { status: number; code: ErrorCode }, lines: Record<string, string>): void;
+  /** Read cache hits answered before Yoga (src/hit-path/); undefined without a read cache, or with a plugin on that turns it off. */
+  hitPath: HitPath | undefined;
+  /** The plugin list, in its order, each entry with what a hit does of it. */
+  plugins: readonly PluginEntry[];
   /** What src/server/metrics-server.ts serves on METRICS_PORT. */
   metrics: Metrics;
   /** Resolves once the shared state's Redis is connected (at once without REDIS_URL); requests never wait for it. */
   stateConnected(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Yoga's `cors` while CORS is on: its CORS plugin answers every preflight (204), and sets no header,
+ * since every answer, a preflight's too, is given its CORS headers where it is finished (`AnswerFinisher`).
+ */
+const PREFLIGHTS_ONLY = () => false as const;
 
 /**
  * The GraphQL server in front of one upstream. The settings are checked here, against the same
@@ -108,8 +132,18 @@ export function createGateway({
   const client = new UpstreamClient({ settings, onCall: observe.onCall, around: observe.around });
   watchUpstream(metrics, client);
   const state = openSharedState(settings, { logger, registry: metrics.registry });
-  const cors = corsPolicy(settings);
-  const counter = state.operationLimiter ? new OperationCounter({ limiter: state.operationLimiter, ...settings }) : undefined;
+  const finisher = new AnswerFinisher(settings);
+  const sources: PluginSources = {
+    settings,
+    state,
+    finisher,
+    counter: state.operationLimiter ? new OperationCounter({ limiter: state.operationLimiter, ...settings }) : undefined,
+    lookups: state.responseCache ? new CacheLookups(state.responseCache) : undefined,
+    observe,
+    tracer,
+    trustedDocuments,
+  };
+  const plugins = gatewayPlugins(sources);
   const yoga = createYoga<Record<string, unknown>, CallerContext>({
     schema: settings.federation ? subgraphSchema() : schema,
     context: callerContext(client, settings),
@@ -120,25 +154,23 @@ export function createGateway({
     logging: false,
     maskedErrors: { isDev: false },
     ...graphiqlOptions(servesGraphiQL(settings), graphiqlHeaders),
-    cors: cors.yoga,
+    cors: finisher.cors.on ? PREFLIGHTS_ONLY : false,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
     // A JSON array of operations, answered with an array; the batch shares one upstream budget and deadline.
     batching: { limit: settings.maxBatchSize },
-    plugins: gatewayPlugins({ settings, state, counter, observe, tracer, trustedDocuments }),
+    plugins: plugins.map(({ plugin }) => plugin),
   });
-  const answersCached = state.responseCache && !trustedDocuments && !tracer;
   return {
     yoga,
     metrics,
-    refusedBeforeYoga: (request, refusal) => {
+    plugins,
+    refusedBeforeYoga: (request, refusal, lines) => {
       const summary = refusalSummary(request, refusal);
+      finisher.headers(request, new HeaderLines(lines), summary.requestId, []);
       observe.onSummary(summary);
-      return { ...cors.headersFor(request.headers), ...SECURITY_HEADERS, 'x-request-id': summary.requestId };
     },
-    cachedAnswers: answersCached
-      ? cachedAnswers({ cache: state.responseCache!, counter, cors, onSummary: observe.onSummary, settings })
-      : undefined,
+    hitPath: sources.lookups ? hitPath(plugins.map(({ onHit }) => onHit)) : undefined,
     stateConnected: () => state.connected(),
     close: async () => {
       await client.close();
@@ -151,8 +183,12 @@ export function createGateway({
 interface PluginSources {
   settings: Settings;
   state: SharedState;
-  /** The rate limit's counting, shared by useRateLimit and the HTTP front's cache hits; undefined when it is off. */
+  /** What finishes every answer: Yoga's, the hit path's and the refusals before Yoga. */
+  finisher: AnswerFinisher;
+  /** The rate limit's count, shared by useRateLimit and the hit path; undefined when it is off. */
   counter: OperationCounter | undefined;
+  /** The read cache's lookups, shared by useResponseCache and the hit path; undefined when it is off. */
+  lookups: CacheLookups | undefined;
   observe: Observers;
   tracer: Tracer | undefined;
   trustedDocuments: ReadonlyMap<string, string> | undefined;
@@ -164,90 +200,114 @@ interface PluginSources {
  * parsed, validated and run, and last what amends the response. Envelop runs each hook in list
  * order, so the order is behaviour; a line says why a plugin stands where its first hook would not
  * put it. What each plugin does is its own docblock's business.
+ *
+ * Beside each plugin, `onHit` says what becomes of its work for a read cache hit the hit path
+ * answers before Yoga (src/hit-path/): the step that does it there, made of the function the
+ * plugin's hook calls (src/hit-path/steps.ts), or why a hit needs none of it, or why the hit path
+ * is off while the plugin is on. The hit path runs those steps in this order.
  */
-function gatewayPlugins(sources: PluginSources) {
+function gatewayPlugins(sources: PluginSources): PluginEntry[] {
   return [...answeredBeforeGraphQL(sources), ...requestChecks(), ...operationPlugins(sources), ...responsePlugins(sources)].filter(
-    (plugin) => plugin !== undefined,
+    (entry) => entry !== undefined,
   );
 }
 
+/** A hit is a POST to /graphql: these answer other requests. */
+const ANSWERS_ANOTHER_PATH = { skipped: 'it answers another path than /graphql, to which a hit is a POST' };
+/** What a hit never reaches: it is neither parsed, validated nor run, and holds no error (only answers without one are kept). */
+const NOT_RUN = { skipped: 'a hit is neither parsed, validated nor run' };
+
 /** onRequest answers: the request never reaches parsing. */
-function answeredBeforeGraphQL({ settings }: PluginSources) {
+function answeredBeforeGraphQL({ settings }: PluginSources): Array<PluginEntry | undefined> {
   return [
-    useReadiness(),
+    { plugin: useReadiness(), onHit: ANSWERS_ANOTHER_PATH },
     // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
-    servesGraphiQL(settings) && !settings.production ? useRootRedirect() : undefined,
-    servesGraphiQL(settings) ? useGraphiQLAssets() : undefined,
+    servesGraphiQL(settings) && !settings.production ? { plugin: useRootRedirect(), onHit: ANSWERS_ANOTHER_PATH } : undefined,
+    servesGraphiQL(settings) ? { plugin: useGraphiQLAssets(), onHit: ANSWERS_ANOTHER_PATH } : undefined,
   ];
 }
 
 /** The request to the GraphQL endpoint, before anything of its operations is read. */
-function requestChecks() {
+function requestChecks(): PluginEntry[] {
   return [
     // The first onRequestParse hook: the records it opens are there for every plugin below, and for their refusals.
-    useOperationRecords(),
+    { plugin: useOperationRecords(), onHit: namesOperation },
     // The first check: a method the endpoint does not serve is 405 whatever headers come with it (the CSRF check would say 403).
-    useAllowedMethods(),
+    { plugin: useAllowedMethods(), onHit: { skipped: 'a hit is a POST, which the endpoint serves' } },
     // Before anything is parsed or run: an answer that could not be written in an accepted type is refused first.
-    useContentNegotiation(),
+    { plugin: useContentNegotiation(), onHit: takesWholeResult },
     // Before parsing, so that a cross-site simple request is refused before any work is done for it.
-    useCSRFPrevention(),
+    {
+      plugin: useCSRFPrevention(),
+      onHit: { skipped: 'a hit carries a Bearer credential (looksUp admits no other), which the check lets by' },
+    },
   ];
 }
 
 /** What an operation meets from its parameters to its execution, in that order. */
-function operationPlugins({ settings, state, counter, tracer, trustedDocuments }: PluginSources) {
+function operationPlugins({ settings, counter, lookups, state, tracer, trustedDocuments }: PluginSources): Array<PluginEntry | undefined> {
   return [
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
     // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
-    useDocumentCache(settings),
+    { plugin: useDocumentCache(settings), onHit: boundsDocument(settings.maxDocumentBytes) },
     // onParams, before anything is registered or answered from the cache; a document too large was refused for nothing already.
-    counter ? useRateLimit(counter) : undefined,
+    counter ? { plugin: useRateLimit({ counter, ...settings }), onHit: countsOperation(counter) } : undefined,
     // onParams hooks: they replace the sent document (or refuse) before Yoga parses it.
-    trustedDocuments ? useTrustedDocuments({ documents: trustedDocuments }) : undefined,
-    trustedDocuments || !state.persistedQueries ? undefined : useAutomaticPersistedQueries({ store: state.persistedQueries }),
-    // onParams, before useResponseCache, which keys on the headers it sends upstream; its onResponse before any other's.
-    useUpstreamHeaders(settings),
+    trustedDocuments
+      ? {
+          plugin: useTrustedDocuments({ documents: trustedDocuments }),
+          onHit: { off: 'a hit read before Yoga would be a document sent as text' },
+        }
+      : undefined,
+    trustedDocuments || !state.persistedQueries
+      ? undefined
+      : {
+          plugin: useAutomaticPersistedQueries({ store: state.persistedQueries }),
+          onHit: { skipped: 'a hit sends only query, operationName and variables: no persisted query' },
+        },
+    // onParams, before useResponseCache, which keys on the headers it sends upstream.
+    { plugin: useUpstreamHeaders(settings), onHit: forwardsHeaders(settings.forwardHeaders) },
     // onParams, before useResponseCache, which keeps no answer that shows its calls; its onExecutionResult before it too.
-    useUpstreamDebug(settings),
+    { plugin: useUpstreamDebug(settings), onHit: showsNoCalls },
     // After them, so that it keys on the document's text, whichever way it came; a hit skips everything below.
-    state.responseCache ? useResponseCache({ cache: state.responseCache, ...settings }) : undefined,
+    lookups ? { plugin: useResponseCache({ lookups, ...settings }), onHit: looksUp(lookups) } : undefined,
     // Parsing and validation hooks: they must refuse before anything runs or is kept as valid.
-    useLimits({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }),
-    settings.introspection ? undefined : useDisableIntrospection(),
+    { plugin: useLimits({ ...settings, maxInitialCount: MAX_INITIAL_COUNT }), onHit: NOT_RUN },
+    settings.introspection ? undefined : { plugin: useDisableIntrospection(), onHit: NOT_RUN },
     // Validation rules (Yoga's defer-stream plugin), and an onExecute hook that must take the directives out of an answer
     // that cannot come in parts before the budget is reserved and useJit runs; not in subgraph mode, where the router
     // plans @defer itself.
-    settings.federation ? undefined : useIncrementalDelivery(),
+    settings.federation ? undefined : { plugin: useIncrementalDelivery(), onHit: NOT_RUN },
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
-    useUpstreamBudget(),
+    { plugin: useUpstreamBudget(), onHit: NOT_RUN },
     // onExecute, after useOperationRecords' (the operation's type) and after the budget: an operation refused runs nothing to count.
-    useFieldUsage(),
+    { plugin: useFieldUsage(), onHit: NOT_RUN },
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
-    tracer ? useTracing({ tracer, traceCallerContext: settings.traceCallerContext }) : undefined,
+    tracer
+      ? {
+          plugin: useTracing({ tracer, traceCallerContext: settings.traceCallerContext }),
+          onHit: { off: 'every operation has its span, which opens around it in Yoga' },
+        }
+      : undefined,
     // Last of the execution hooks: it replaces execution itself, after every plugin above has had its onExecute.
-    useJit(),
+    { plugin: useJit(), onHit: NOT_RUN },
     // onExecuteDone hooks run in list order: shape errors are named before useUpstreamErrors adds siblings to them.
-    useUpstreamShapeErrors(),
-    useUpstreamErrors(),
+    { plugin: useUpstreamShapeErrors(), onHit: NOT_RUN },
+    { plugin: useUpstreamErrors(), onHit: NOT_RUN },
   ];
 }
 
 /** What reads and amends the result and the response on the way out. */
-function responsePlugins({ settings, observe }: PluginSources) {
+function responsePlugins({ settings, observe, finisher }: PluginSources): Array<PluginEntry | undefined> {
   return [
     // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads the codes
     // (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status from them.
-    useRequestErrorCodes(),
-    useRequestSummary({ onSummary: observe.onSummary }),
-    settings.fieldSuggestions ? undefined : useHiddenSuggestions(),
-    // onResponse hooks that set headers, before compression, which rebuilds the response. Yoga runs them for every
-    // answer (/health and /ready too).
-    useRequestId(),
-    useCacheControl(),
-    useSecurityHeaders(),
-    settings.corsOrigins.length > 0 ? useCorsVary() : undefined,
-    // Last: it compresses the final body, with every header already set.
-    useCompression(settings),
+    { plugin: useRequestErrorCodes(), onHit: { skipped: 'a hit holds no error: only answers without one are kept' } },
+    { plugin: useRequestSummary({ onSummary: observe.onSummary }), onHit: sumsUp(observe.onSummary) },
+    settings.fieldSuggestions
+      ? undefined
+      : { plugin: useHiddenSuggestions(), onHit: { skipped: 'a hit holds no error: only answers without one are kept' } },
+    // Last: every answer is finished once every plugin above has amended it. Yoga runs it for every answer (/health and /ready too).
+    { plugin: useAnswerFinishing(finisher), onHit: finishes(finisher) },
   ];
 }

@@ -1,5 +1,5 @@
 import type { meros } from 'meros/browser';
-import type { ShownUpstream } from '../plugins/use-upstream-debug.js';
+import type { ShownUpstream } from '../observability/upstream-view.js';
 import type { UpstreamCalls } from './upstream-tab.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { ShownCall, ShownUpstream } from '../plugins/use-upstream-debug.js';
+import type { ShownCall, ShownUpstream } from '../observability/upstream-view.js';
 
 /*
  * GraphiQL's "Upstream" tab: the REST calls behind the last result, as a waterfall and a table,

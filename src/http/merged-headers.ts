@@ -1,3 +1,4 @@
+import { NO_STORE } from './cache-control.js';
 import { isSendableValue } from './forwarded-headers.js';
 
 /** One answer's headers as received: names in lower case, a list where the header came more than once. */
@@ -137,11 +138,11 @@ function mostRestrictive(sources: readonly ReceivedHeaders[]): string {
       .flatMap((value) => value.split(','))
       .map((directive) => directive.trim().toLowerCase());
     const age = directives.map((directive) => /^max-age=(\d{1,10})$/.exec(directive)?.[1]).find((seconds) => seconds !== undefined);
-    if (directives.includes('no-store') || age === undefined) return 'private, no-store';
+    if (directives.includes('no-store') || age === undefined) return NO_STORE;
     noCache ||= directives.includes('no-cache');
     maxAge = Math.min(maxAge, Number(age));
   }
-  if (sources.length === 0) return 'private, no-store';
+  if (sources.length === 0) return NO_STORE;
   return noCache ? `private, no-cache, max-age=${maxAge}` : `private, max-age=${maxAge}`;
 }
 

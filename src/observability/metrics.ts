@@ -2,10 +2,10 @@ import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../errors.js';
 import { FIELD_USAGE_METRIC } from '../field-usage.js';
+import { acceptedByUpstream } from '../operation-record.js';
 import type { BreakerState } from '../upstream/breaker.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import { reportToPrimary } from './cluster-metrics.js';
-import { acceptedByUpstream } from './operation-record.js';
 import type { RequestSummary } from './request-summary.js';
 
 /** Operation names are chosen by callers: past this many distinct ones, further names count as `other`. */

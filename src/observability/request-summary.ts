@@ -1,21 +1,8 @@
-import { MAX_NAME_LENGTH } from '../config/parsers.js';
-import { type ClientIdentity, clientOf } from './client-identity.js';
-import { type CacheOutcome, OperationRecord } from './operation-record.js';
-import { requestIdFrom } from './request-id.js';
+import { type ClientIdentity, clientOf } from '../http/client-identity.js';
+import { requestIdFrom } from '../http/request-id.js';
+import { type CacheOutcome, OperationRecord } from '../operation-record.js';
 
 type Outcome = 'ok' | 'partial' | 'error';
-
-const OPERATION_NAME = new RegExp(`^[_A-Za-z][_0-9A-Za-z]{0,${MAX_NAME_LENGTH - 1}}$`);
-
-/**
- * An operation's name as logs, traces and metrics record it: as given when it is a GraphQL name of
- * at most MAX_NAME_LENGTH characters, as client names are bounded (`clientOf`), and `other`
- * otherwise. Callers choose it, as `operationName` or in the document.
- */
-export function recordedOperationName(name: string | null | undefined): string | undefined {
-  if (name === null || name === undefined || name === '') return undefined;
-  return OPERATION_NAME.test(name) ? name : 'other';
-}
 
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {
@@ -57,7 +44,7 @@ export interface RequestSummary {
 }
 
 /** What the log line and the metrics learn of an operation from its record, once its response (its last part, for an answer in parts) is out with `status`. */
-export function summaryOf(record: OperationRecord, status: number, durationMs: number): RequestSummary {
+function summaryOf(record: OperationRecord, status: number, durationMs: number): RequestSummary {
   const failed = record.errorCodes.length > 0 || status >= 400;
   const upstreamStatuses = record.upstreamCalls.map((call) => call?.status);
   const { incremental } = record;
@@ -82,6 +69,15 @@ export function summaryOf(record: OperationRecord, status: number, durationMs: n
     ...(record.coordinates ? { coordinates: record.coordinates } : {}),
     ...(record.deprecations ? { deprecated: record.deprecations.map(({ coordinate }) => coordinate) } : {}),
   };
+}
+
+/**
+ * Hands `onSummary` the summary of an operation once its response is out with its status and no
+ * part of it is still to come (its last part out, or its client gone); `now` is when that was.
+ */
+export function sumUp(record: OperationRecord, onSummary: (summary: RequestSummary) => void, now = performance.now()): void {
+  if (record.status === undefined || (record.incremental && !record.incremental.ended)) return;
+  onSummary(summaryOf(record, record.status, now - record.startedAt));
 }
 
 /** The summary of a request refused before GraphQL saw it (the HTTP front's 413 and 415), by its headers: nothing parsed, nothing run. */

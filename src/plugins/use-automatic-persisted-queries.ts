@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type APQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import type { Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
-import { recordOf } from '../observability/operation-record.js';
+import { OperationSlot, recordOf } from '../operation-record.js';
 import { InProcessPersistedQueries, type PersistedQueryStore } from '../state/persisted-queries.js';
 
 export interface AutomaticPersistedQueriesOptions {
@@ -36,6 +36,8 @@ export function useAutomaticPersistedQueries({
     set: () => undefined,
   };
   const apq = useAPQ({ store: yogaStore });
+  /** A text an operation registers under its hash once its validation says it is valid. */
+  const registrations = new OperationSlot<{ hash: string; text: string }>();
   return {
     onParams(payload) {
       const { params, context } = payload;
@@ -48,16 +50,12 @@ export function useAutomaticPersistedQueries({
       const record = recordOf(context);
       if (typeof text !== 'string' || typeof persisted?.sha256Hash !== 'string') return checked;
       const hash = persisted.sha256Hash;
-      // Kept on the operation's record until its validation says whether the text is kept.
-      return Promise.resolve(checked).then(() => {
-        record.registration = { hash, text };
-      });
+      // Kept until its validation says whether the text is kept.
+      return Promise.resolve(checked).then(() => registrations.set(record, { hash, text }));
     },
     onValidate: ({ context }) => {
-      const record = recordOf(context);
-      const registration = record.registration;
+      const registration = registrations.take(recordOf(context));
       if (registration === undefined) return;
-      record.registration = undefined;
       return ({ valid }) => {
         // Hashed again rather than trusting that Yoga's plugin checked this very request (it skips a `version` other than 1).
         // Not awaited: the answer never waits for the store, which reports its own failures.

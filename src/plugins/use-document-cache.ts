@@ -3,7 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { defaultSettings } from '../config/settings.js';
 import { limitExceeded, refusedBeforeRunning } from '../errors.js';
-import { recordOf } from '../observability/operation-record.js';
+import { isOversized } from '../http/document-size.js';
+import { OperationSlot, recordOf } from '../operation-record.js';
 
 export interface DocumentCacheOptions {
   /** Largest document, in UTF-8 bytes of its text, refused before it is parsed (MAX_DOCUMENT_BYTES). @default 65536 */
@@ -43,6 +44,8 @@ export function useDocumentCache({
     documentCacheBytes > 0
       ? new LRUCache<string, DocumentNode>({ maxSize: documentCacheBytes, sizeCalculation: (document, text) => costOf(text, document) })
       : undefined;
+  /** An operation's document as parsed from its text, until it is validated: kept if it is valid. */
+  const parsed = new OperationSlot<{ document: DocumentNode; text: string }>();
   /** Documents kept: they passed validation under these very rules, which never change for a gateway. */
   const valid = new WeakSet<DocumentNode>();
   return {
@@ -63,7 +66,7 @@ export function useDocumentCache({
       if (kept) return setParsedDocument(kept);
       const record = recordOf(context);
       return ({ result }) => {
-        if (result && !(result instanceof Error)) record.parsed = { document: result as DocumentNode, text };
+        if (result && !(result instanceof Error)) parsed.set(record, { document: result as DocumentNode, text });
       };
     },
     onValidate: ({ params, context, setResult }) => {
@@ -72,20 +75,13 @@ export function useDocumentCache({
       if (valid.has(document)) return setResult([]);
       const record = recordOf(context);
       return ({ valid: passed }) => {
-        const parsed = record.parsed;
-        if (!passed || !parsed || parsed.document !== document) return;
-        record.parsed = undefined;
+        const kept = parsed.take(record);
+        if (!passed || !kept || kept.document !== document) return;
         valid.add(document);
-        documents.set(parsed.text, document);
+        documents.set(kept.text, document);
       };
     },
   };
-}
-
-/** Whether a document's text is over `maxDocumentBytes` in UTF-8. */
-export function isOversized(query: string, maxDocumentBytes: number): boolean {
-  // Most documents are far below the bound in characters already: no need to count their bytes.
-  return query.length * 3 > maxDocumentBytes && Buffer.byteLength(query) > maxDocumentBytes;
 }
 
 /** The heap a kept document holds: its text, twice for good measure (the source and the key), and its tokens. */

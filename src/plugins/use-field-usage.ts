@@ -15,7 +15,7 @@ import {
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { fieldCoordinate, operationCoordinates } from '../field-usage.js';
 import { mergedHeaders, NOTICE_HEADERS } from '../http/merged-headers.js';
-import { type DeprecationUse, recordOf } from '../observability/operation-record.js';
+import { type DeprecationUse, recordOf } from '../operation-record.js';
 import { schemaDeprecations } from '../schema/deprecation.js';
 
 /**

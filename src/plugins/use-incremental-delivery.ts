@@ -4,7 +4,7 @@ import { type DocumentNode, type GraphQLError, visit } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, maskError, type Plugin, useExecutionCancellation } from 'graphql-yoga';
 import { copiedError, withErrorsMapped } from '../errors.js';
 import { acceptsAnyOf } from '../http/accept.js';
-import { recordOf } from '../observability/operation-record.js';
+import { recordOf } from '../operation-record.js';
 import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 /** The media types Yoga answers an incremental result with (its multipart and SSE result processors). */

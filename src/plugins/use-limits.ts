@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import { defaultSettings } from '../config/settings.js';
 import { badUserInput, type LimitName, limitExceeded, refusedBeforeRunning } from '../errors.js';
-import { recordOf } from '../observability/operation-record.js';
+import { recordOf } from '../operation-record.js';
 import { incrementalDirectivesOf, isIncrementalDirective } from '../schema/incremental-delivery.js';
 
 export interface LimitsOptions {

@@ -1,21 +1,22 @@
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
-import { clientOf } from '../observability/client-identity.js';
+import { clientOf } from '../http/client-identity.js';
+import { adoptRequestId, requestIdOf } from '../http/request-id.js';
 import {
   holdRecord,
   OperationRecord,
   openBatchRecords,
   openedBeforeYoga,
   openRecord,
+  recordedOperationName,
   recordOf,
-} from '../observability/operation-record.js';
-import { adoptRequestId, requestIdOf } from '../observability/request-id.js';
-import { recordedOperationName } from '../observability/request-summary.js';
+} from '../operation-record.js';
 
 /**
- * Opens the record of each operation (src/observability/operation-record.ts) when its request's
- * parsing begins, before any plugin can refuse it (or the one the HTTP front opened, when it read the request first): one per request, or one per operation of a
+ * Opens the record of each operation (src/operation-record.ts) when its request's parsing begins,
+ * before any plugin can refuse it (or adopts the one the hit path opened, when it read the request
+ * first): one per request, or one per operation of a
  * batch once it is parsed, each held by the operation's context from its parameters on. It writes
  * what names the operation: its name as sent, then, when it runs, its name and type as the document
  * says. Every plugin after it reads and writes the record; useRequestSummary hands it on. Parameters

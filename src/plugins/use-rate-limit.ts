@@ -1,19 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
-import { recordOf } from '../observability/operation-record.js';
+import { recordOf } from '../operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
-import type { OperationLimiter, RateDecision } from '../state/operation-limiter.js';
-import { VouchedCallers } from '../state/vouched-callers.js';
+import type { OperationCounter } from '../state/operation-counter.js';
+import type { RateDecision } from '../state/operation-limiter.js';
 
 export interface RateLimitOptions {
-  /** The counters: in this process or in Redis (src/state/). */
-  limiter: OperationLimiter;
-  /** Proxies whose `X-Forwarded-For` entries are believed (TRUST_PROXY_HOPS). @default 0 */
-  trustProxyHops?: number;
+  /** What counts each operation once, and knows the callers the upstream vouched for (src/state/operation-counter.ts). */
+  counter: OperationCounter;
   /** Lexical tokens read when telling whether a refused text is introspection, as parsing counts them (MAX_TOKENS). @default 1000 */
   maxTokens?: number;
 }
@@ -29,28 +26,22 @@ const MAY_INTROSPECT = /__(schema|type|typename)\b/;
  * with an integer `Retry-After`, the RateLimit headers and `RATE_LIMITED` with `retryAfter` (the code
  * an upstream 429 gets).
  *
- * A caller is its address (`trustProxyHops` back along `X-Forwarded-For`, an IP address or else the
- * connection's), and a Bearer credential is a caller of its own (its hash, however the scheme and
- * spaces are spelt) once the upstream has accepted it (`VouchedCallers`): until then its operations
- * count against its address as well, so that tokens the upstream refuses, or nobody checked, cannot
- * buy fresh allowances.
+ * Who a caller is, and the count of each operation once, are the `OperationCounter`'s; this plugin
+ * refuses what it refuses, and vouches for a caller whose credential the upstream answered.
  *
  * Introspection is never limited: an operation past the limit whose text may introspect is parsed,
  * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
  * the same). `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
  */
-export function useRateLimit(options: RateLimitOptions | OperationCounter): Plugin {
-  const counter = options instanceof OperationCounter ? options : new OperationCounter(options);
+export function useRateLimit({ counter, maxTokens = DEFAULTS.maxTokens }: RateLimitOptions): Plugin {
   return {
     onParams: ({ params, request, context }) => {
       const decide = (decisions: readonly RateDecision[]) => {
         const refusal = decisions.find((decision) => !decision.allowed);
-        if (refusal && !introspectsOnly(params, counter.maxTokens)) throw rateLimited(refusal);
+        if (refusal && !introspectsOnly(params, maxTokens)) throw rateLimited(refusal);
       };
-      // Taken by the HTTP front already (src/cached-answers.ts): counted once.
-      const taken = recordOf(context).rateDecisions;
-      if (taken) return decide(taken);
       const decisions = counter.count(
+        recordOf(context),
         callerKeyOf(request),
         request.headers.get('x-forwarded-for'),
         (context as { req?: IncomingMessage }).req?.socket.remoteAddress,
@@ -58,63 +49,8 @@ export function useRateLimit(options: RateLimitOptions | OperationCounter): Plug
       // Counted in this process, the decisions come at once, and the request pays for no promise.
       return decisions instanceof Promise ? decisions.then(decide) : decide(decisions);
     },
-    onExecutionResult: ({ request, context }) => {
-      const caller = callerKeyOf(request);
-      const record = recordOf(context);
-      // An answer from the read cache was the upstream's to this very credential, within the cache's time to live.
-      if (caller !== undefined && (record.cache === 'hit' || record.acceptedByUpstream())) counter.vouch(caller);
-    },
+    onExecutionResult: ({ request, context }) => counter.vouchFor(recordOf(context), callerKeyOf(request)),
   };
-}
-
-/**
- * What useRateLimit counts, and the callers it has seen vouched for: one per gateway, shared with
- * the HTTP front, which counts the read cache hits it answers itself (src/cached-answers.ts).
- */
-export class OperationCounter {
-  readonly #limiter: OperationLimiter;
-  readonly #trustProxyHops: number;
-  readonly #vouched = new VouchedCallers();
-  readonly maxTokens: number;
-
-  constructor({ limiter, trustProxyHops = DEFAULTS.trustProxyHops, maxTokens = DEFAULTS.maxTokens }: RateLimitOptions) {
-    this.#limiter = limiter;
-    this.#trustProxyHops = trustProxyHops;
-    this.maxTokens = maxTokens;
-  }
-
-  /**
-   * Counts one operation of `caller` (a callerKey; undefined without a credential) from the address
-   * its `X-Forwarded-For` and connection give: the decisions of every key it counts against, at
-   * once when counted in this process.
-   */
-  count(
-    caller: string | undefined,
-    forwardedFor: string | null,
-    remoteAddress: string | undefined,
-  ): RateDecision[] | Promise<RateDecision[]> {
-    const address = `address:${addressOf(forwardedFor, remoteAddress, this.#trustProxyHops)}`;
-    const callers = caller === undefined ? [address] : this.#vouched.has(caller) ? [caller] : [caller, address];
-    const decisions = callers.map((key) => this.#limiter.take(key, 1));
-    return decisions.some((decision) => decision instanceof Promise) ? Promise.all(decisions) : (decisions as RateDecision[]);
-  }
-
-  /** A caller the upstream has answered: it counts as itself from now on. */
-  vouch(caller: string): void {
-    this.#vouched.add(caller);
-  }
-}
-
-/** Where a request comes from: `trustProxyHops` back along `X-Forwarded-For` when that entry is an IP address, or else its connection's address. */
-function addressOf(forwardedFor: string | null, remoteAddress: string | undefined, trustProxyHops: number): string {
-  const forwarded = (forwardedFor ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-  // Each trusted proxy appended the address it saw; the entries before those are the client's to forge,
-  // and an entry that is no address was not written by a proxy (a client reaching the pod directly).
-  const entry = trustProxyHops > 0 ? forwarded.at(-trustProxyHops) : undefined;
-  return (entry !== undefined && isIP(entry) !== 0 ? entry : undefined) ?? remoteAddress ?? 'unknown';
 }
 
 /**

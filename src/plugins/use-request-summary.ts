@@ -1,7 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
-import { answeredAsOne, type OperationRecord, requestRecords } from '../observability/operation-record.js';
-import { type RequestSummary, summaryOf } from '../observability/request-summary.js';
+import { type RequestSummary, sumUp } from '../observability/request-summary.js';
+import { answeredAsOne, type OperationRecord, requestRecords } from '../operation-record.js';
 
 export interface RequestSummaryOptions {
   /** Called once per operation, when its response is out (its last part, for an answer in parts): the log line and the metrics. */
@@ -15,11 +15,7 @@ export interface RequestSummaryOptions {
  * part is out or its client has gone. The records are useOperationRecords'.
  */
 export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin {
-  /** Sums up a record once its status is known and, for an answer in parts, no part follows; `now` is when its answer was out. */
-  const finish = (record: OperationRecord, now = performance.now()) => {
-    if (record.status === undefined || (record.incremental && !record.incremental.ended)) return;
-    onSummary(summaryOf(record, record.status, now - record.startedAt));
-  };
+  const finish = (record: OperationRecord, now?: number) => sumUp(record, onSummary, now);
   return {
     onResultProcess: ({ request, result, setResult, serverContext }) => {
       if (isAsyncIterable(result)) {

@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
-import { type GraphQLParams, isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { asksFresh } from '../http/cache-control.js';
 import { mergedHeaders, NOTICE_HEADERS, withNotices } from '../http/merged-headers.js';
-import { recordOf } from '../observability/operation-record.js';
+import { OperationSlot, recordOf } from '../operation-record.js';
+import { type CacheLookups, noteHit, requestKey, type StoredUnder } from '../state/cache-lookups.js';
 import { callerKeyOf } from '../state/caller-key.js';
-import type { ResponseCache } from '../state/response-cache.js';
 
 export interface ResponseCacheOptions {
-  /** Where answers are kept: this process or Redis (src/state/). */
-  cache: ResponseCache;
+  /** Where answers are kept (this process or Redis, src/state/), as operations look them up. */
+  lookups: CacheLookups;
   /** How long an answer is served again (CACHE_TTL_MS); 0 turns the cache off. */
   cacheTtlMs: number;
   /** The upstream answer headers returned to the client (RETURN_HEADERS); a hit gives back those of them that describe the answer itself. @default [] */
@@ -33,52 +33,50 @@ const REPLAYED_HEADERS = ['cache-control', ...NOTICE_HEADERS];
  * back the answer's returned `Cache-Control`, `Deprecation`, `Sunset` and `Link`, never the rate
  * limit of an old call.
  */
-export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: ResponseCacheOptions): Plugin {
+export function useResponseCache({ lookups, cacheTtlMs, returnHeaders = [] }: ResponseCacheOptions): Plugin {
+  const { cache } = lookups;
   const replayed = REPLAYED_HEADERS.filter((name) => returnHeaders.includes(name));
+  /** The lookup of an operation that missed or bypassed: its answer is stored under it. */
+  const missed = new OperationSlot<StoredUnder>();
   return {
     onParams: async ({ params, request, context, setResult }) => {
-      const record = recordOf(context);
       const caller = callerKeyOf(request);
-      if (caller === undefined || typeof params.query !== 'string') return;
-      // A miss the HTTP front looked up already (src/cached-answers.ts), which answers a hit itself.
-      if (record.cacheEntry) {
-        record.cache = 'miss';
-        record.operationType ??= 'query';
-        return;
-      }
-      const key = requestKey(params, record.forwardedHeaders?.headers);
-      const bypass = asksFresh(request.headers.get('cache-control'));
+      const { query, operationName, variables } = params;
+      if (caller === undefined || typeof query !== 'string') return;
+      const record = recordOf(context);
+      const key = requestKey({ query, operationName, variables }, record.forwardedHeaders?.headers);
       // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
-      const { answer, generation } = await cache.get(caller, key);
-      record.cache = bypass ? 'bypass' : answer ? 'hit' : 'miss';
+      const { answer, generation } = await lookups.lookUp(record, { caller, request: key });
       // Only queries are kept, so one the cache looked up is counted as one until it runs as what its document says.
       record.operationType ??= 'query';
+      const bypass = asksFresh(request.headers.get('cache-control'));
       if (bypass || !answer) {
-        record.cacheEntry = { caller, request: key, generation };
+        record.cache = bypass ? 'bypass' : 'miss';
+        missed.set(record, { caller, request: key, generation });
         return;
       }
-      // A hit never runs: its name is the one it ran under.
-      record.operationName = answer.operationName;
-      record.replayedHeaders = answer.headers;
+      // A hit never runs: it is noted as the hit path notes one.
+      noteHit(record, answer);
       // Sent as it was stored, neither executed nor parsed nor serialised again: the hooks after this one
       // read only whether a result has data and errors, which a stored answer has and has not.
-      setResult({ data: STORED_ANSWER, stringify: () => answer.body } as ExecutionResult);
+      const { body } = answer;
+      setResult({ data: STORED_ANSWER, stringify: () => body } as ExecutionResult);
     },
     onExecute: async ({ args }) => {
       const record = recordOf(args.contextValue);
-      const entry = record.cacheEntry;
-      if (!entry || record.operationType !== 'mutation') return;
-      record.cacheEntry = undefined;
-      await cache.dropCaller(entry.caller);
-      return { onExecuteDone: () => cache.dropCaller(entry.caller) };
+      if (record.operationType !== 'mutation') return;
+      const lookup = missed.take(record);
+      if (!lookup) return;
+      await cache.dropCaller(lookup.caller);
+      return { onExecuteDone: () => cache.dropCaller(lookup.caller) };
     },
     onExecutionResult: async ({ result, context }) => {
       const record = recordOf(context);
-      const entry = record.cacheEntry;
+      const lookup = missed.get(record);
       // Only an answer the upstream gave for this credential, in this operation: one that made no call vouches for no token.
       // Never one that shows its upstream calls (X-Debug-Upstream), which the next request must not be given.
       if (
-        !entry ||
+        !lookup ||
         record.debug ||
         !record.acceptedByUpstream() ||
         !result ||
@@ -97,23 +95,10 @@ export function useResponseCache({ cache, cacheTtlMs, returnHeaders = [] }: Resp
         operationName: record.operationName,
         headers: Object.keys(headers).length > 0 ? headers : undefined,
       };
-      await cache.set(entry.caller, entry.request, answer, cacheTtlMs, entry.generation);
+      await cache.set(lookup.caller, lookup.request, answer, cacheTtlMs, lookup.generation);
     },
   };
 }
 
-/** Whether a request's Cache-Control asks for a fresh answer (`no-cache` or `no-store`): the cache is not read for it. */
-export const asksFresh = (cacheControl: string | null | undefined) => /\bno-(cache|store)\b/i.test(cacheControl ?? '');
-
 /** The data of a result answered from the cache, whose text is the stored one. */
 const STORED_ANSWER = Object.freeze({ storedAnswer: true });
-
-/** What identifies a request for the cache: its document text, operation name and variables, and the headers it sends upstream, hashed. */
-export function requestKey(
-  { query, operationName, variables }: Pick<GraphQLParams, 'query'> & { operationName?: string | null; variables?: object | null },
-  forwarded: Readonly<Record<string, string>> | undefined,
-): string {
-  return createHash('sha256')
-    .update(JSON.stringify([query, operationName ?? null, variables ?? null, forwarded ?? null]))
-    .digest('base64url');
-}

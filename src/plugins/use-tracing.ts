@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { Plugin } from 'graphql-yoga';
 import { codeOf } from '../errors.js';
-import { recordOf, requestRecords } from '../observability/operation-record.js';
+import { OperationSlot, recordOf, requestRecords } from '../operation-record.js';
 
 export interface TracingOptions {
   /** Makes the spans; needs a registered tracer provider (context manager and W3C propagator). */
@@ -15,13 +15,15 @@ export interface TracingOptions {
  * TRACE_CALLER_CONTEXT=false), so a browser's trace runs on through the gateway to the upstream
  * call. The span is made active around the operation, so the upstream calls made by its resolvers
  * become children (src/observability/tracing.ts). It reads the operation's record for its request
- * id, the calling app (client awareness) and the operation's name and type, and keeps the span there.
+ * id, the calling app (client awareness) and the operation's name and type.
  */
 /** Where the span waits on the operation's context until the record is there: a batch's operation holds its own from its parameters on. */
 const SPAN = Symbol('operation span');
 type Spanned = { [SPAN]?: Span };
 
 export function useTracing({ tracer, traceCallerContext = true }: TracingOptions): Plugin {
+  /** Each operation's span, held from its parameters on. */
+  const spans = new OperationSlot<Span>();
   return {
     instrumentation: {
       operation: ({ request, context: operationContext }, wrapped) => {
@@ -52,18 +54,20 @@ export function useTracing({ tracer, traceCallerContext = true }: TracingOptions
     },
     // Its context holds the operation's record from here on: the span goes there.
     onParams: ({ context: operationContext }) => {
-      recordOf(operationContext).span = (operationContext as Spanned)[SPAN];
+      const span = (operationContext as Spanned)[SPAN];
+      if (span) spans.set(recordOf(operationContext), span);
     },
     onExecute: ({ args }) => {
       const record = recordOf(args.contextValue);
-      if (!record.span || !record.operationType) return;
+      const span = spans.get(record);
+      if (!span || !record.operationType) return;
       const name = record.operationName;
-      record.span.updateName(name ? `${record.operationType} ${name}` : record.operationType);
-      record.span.setAttribute('graphql.operation.type', record.operationType);
-      if (name) record.span.setAttribute('graphql.operation.name', name);
+      span.updateName(name ? `${record.operationType} ${name}` : record.operationType);
+      span.setAttribute('graphql.operation.type', record.operationType);
+      if (name) span.setAttribute('graphql.operation.name', name);
     },
     onExecutionResult: ({ context: operationContext, result }) => {
-      const { span } = recordOf(operationContext);
+      const span = spans.get(recordOf(operationContext));
       if (!span || !result || Symbol.asyncIterator in result) return;
       const codes = [...new Set((result.errors ?? []).map(codeOf))];
       if (codes.length === 0) return;

@@ -23,13 +23,13 @@ import { boundedServer } from './bounded-server.js';
  * within bounds (what nginx calls lingering close), and the connection is closed only once nothing
  * is left unread: see LINGER_MAX_BYTES.
  *
- * A request that may be a read cache hit (`Gateway.cachedAnswers`) has its body read here, and is
- * answered here when it is one.
+ * A request that may be a read cache hit (`Gateway.hitPath`) has its body read here, and is
+ * answered by the hit path when it is one.
  *
  * Its connections are bounded in time and number as every server's are (`boundedServer`).
  */
 export function createHttpServer(
-  gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga' | 'metrics' | 'cachedAnswers'>,
+  gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga' | 'metrics' | 'hitPath'>,
   settings: SectionSettings<'server'>,
 ): Server {
   const { maxBodyBytes } = settings;
@@ -40,10 +40,8 @@ export function createHttpServer(
   /** `arrived`: when the request came, for the duration its log line gives. */
   const refuse = (req: IncomingMessage, res: ServerResponse, refusal: Refusal, arrived: number) => {
     closing.add(req.socket);
-    const headers = nodeRequestHeaders(req);
-    const durationMs = performance.now() - arrived;
-    // Logged and counted as Yoga's answers are, with the CORS, security and request-id headers Yoga's carry, so a page can read them.
-    writeRefusal(res, refusal, gateway.refusedBeforeYoga({ headers, durationMs }, refusal));
+    const request = { method: req.method ?? 'GET', headers: nodeRequestHeaders(req), durationMs: performance.now() - arrived };
+    writeRefusal(res, refusal, (lines) => gateway.refusedBeforeYoga(request, refusal, lines));
     discardRest(req, () => res.end());
   };
   const tooLarge: Refusal = {
@@ -66,8 +64,8 @@ export function createHttpServer(
     if (req.method === 'HEAD') req.method = 'GET';
     const refusal = refusedUnread(req);
     if (refusal) return refuse(req, res, refusal, arrived);
-    const cachedAnswers = gateway.cachedAnswers?.mayAnswer(req) ? gateway.cachedAnswers : undefined;
-    if (!cachedAnswers && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined)) {
+    const hitPath = gateway.hitPath?.mayAnswer(req) ? gateway.hitPath : undefined;
+    if (!hitPath && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined)) {
       return handler(req, res);
     }
     // @whatwg-node/server takes an already read body from `req.body`, as behind Express. As a
@@ -80,11 +78,11 @@ export function createHttpServer(
       async (body) => {
         if (body === null) return refuse(req, res, tooLarge, arrived);
         // A failure before anything was written (a lookup) leaves the request to Yoga, which meets it its own way.
-        if (cachedAnswers && (await cachedAnswers.answer(req, res, body, arrived).catch(() => res.headersSent))) return;
+        if (hitPath && (await hitPath.answer(req, res, body, arrived).catch(() => res.headersSent))) return;
         return toYoga(body);
       },
       // A body cut short: Yoga answers (400, logged and counted) one it did not read itself as it did one it read.
-      () => (cachedAnswers ? toYoga(Buffer.alloc(0)) : res.destroy()),
+      () => (hitPath ? toYoga(Buffer.alloc(0)) : res.destroy()),
     );
   };
   const server = boundedServer(settings, gateway.metrics.observeConnectionClosed, (req, res) => serve(req, res, performance.now()));
@@ -179,17 +177,25 @@ function discardRest(req: IncomingMessage, done: () => void): void {
   req.once('end', done).resume();
 }
 
-/** Writes the whole answer without ending the response, which waits for the body to be drained. */
-function writeRefusal(res: ServerResponse, { status, code, message, headers }: Refusal, corsAndSecurity: Record<string, string>): void {
+/**
+ * Writes the whole answer without ending the response, which waits for the body to be drained: its
+ * header lines finished as every answer's are (`finish`: the request id, the caching policy, the
+ * security and CORS headers, so that a page can read it), and logged and counted.
+ */
+function writeRefusal(
+  res: ServerResponse,
+  { status, code, message, headers }: Refusal,
+  finish: (lines: Record<string, string>) => void,
+): void {
   const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
-  // Closing the connection spares keeping it alive for a client that sends what is refused.
-  res.writeHead(status, {
-    ...corsAndSecurity,
+  const lines: Record<string, string> = {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'private, no-store',
+    'content-length': String(Buffer.byteLength(body)),
+    // Closing the connection spares keeping it alive for a client that sends what is refused.
     connection: 'close',
-  });
+  };
+  finish(lines);
+  res.writeHead(status, lines);
   res.write(body);
 }

@@ -4,7 +4,7 @@ import { LINGER_MAX_BYTES } from '../../src/server/http-server.js';
 import { AUTH } from '../support/auth.js';
 import { spawnGateway } from '../support/child-gateway.js';
 import { closedWith, gatewayOverUpstream } from '../support/fixtures.js';
-import { graphqlBody, openConnection, rawHttp } from '../support/raw-http.js';
+import { graphqlBody, openSocket, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -80,7 +80,7 @@ describe('request body limit', () => {
   });
 
   it('answers a request pipelined after a refused body with nothing: the 413 said Connection: close', async ({ gateway, upstream }) => {
-    const connection = await openConnection(gateway.url);
+    const connection = await openSocket(gateway.url);
     const body = paddedBody(LIMIT + 1);
     const valid = graphqlBody(query);
     const request = (text: string) =>
@@ -92,7 +92,7 @@ describe('request body limit', () => {
   });
 
   it('cuts a body that goes on past LINGER_MAX_BYTES after its 413', async ({ gateway }) => {
-    const connection = await openConnection(gateway.url);
+    const connection = await openSocket(gateway.url);
     connection.socket.write('POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
     const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`;
     let sent = 0;

@@ -4,7 +4,7 @@ import { defaultSettings } from '../../src/config/settings.js';
 import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { TestGateway } from '../support/gateway.js';
-import { graphqlBody, openConnection, rawHttp } from '../support/raw-http.js';
+import { graphqlBody, openSocket, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { AUDIT_FIELDS, apiKeys } from '../support/records.js';
 
@@ -110,7 +110,7 @@ describe('a compressed request body', () => {
   });
 
   it('is refused before 100 Continue, so a client that waits for it never sends the body', async ({ gateway }) => {
-    const connection = await openConnection(gateway.url);
+    const connection = await openSocket(gateway.url);
     connection.socket.write(
       'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n',
     );

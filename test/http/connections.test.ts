@@ -4,7 +4,7 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { metricLines, type TestGateway } from '../support/gateway.js';
 import { allParts, merged } from '../support/incremental.js';
-import { openConnection } from '../support/raw-http.js';
+import { openSocket } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyList, apiKeys } from '../support/records.js';
 
@@ -18,7 +18,7 @@ const it = gatewayOverUpstream(undefined, {
   sendTimeoutMs: 500,
 });
 
-const open = (gateway: TestGateway) => openConnection(gateway.url);
+const open = (gateway: TestGateway) => openSocket(gateway.url);
 
 const REQUEST = 'POST /graphql HTTP/1.1\r\nHost: gw\r\ncontent-type: application/json\r\n';
 const BODY = '{"query":"{ __typename }"}';
@@ -76,7 +76,7 @@ describe('connections', () => {
 });
 
 describe('connections to the metrics port (METRICS_PORT) have the same bounds', () => {
-  const openMetrics = (gateway: TestGateway) => openConnection(gateway.metricsUrl);
+  const openMetrics = (gateway: TestGateway) => openSocket(gateway.metricsUrl);
 
   it('a connection that sends part of its headers and stops is closed after HEADERS_TIMEOUT_MS', async ({ gateway }) => {
     const connection = await openMetrics(gateway);
@@ -101,7 +101,7 @@ describe('MAX_CONNECTIONS', () => {
   it.for(['url', 'metricsUrl'] as const)(
     'a connection past MAX_CONNECTIONS to the gateway’s %s is closed at once',
     async (port, { gateway }) => {
-      const connect = () => openConnection(gateway[port]);
+      const connect = () => openSocket(gateway[port]);
       const held = await Promise.all([connect(), connect(), connect()]);
       const extra = await connect();
       await extra.closed;

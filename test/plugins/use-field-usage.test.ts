@@ -8,16 +8,17 @@ import {
   GraphQLString,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { recordOf } from '../../src/observability/operation-record.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
+import { recordOf } from '../../src/operation-record.js';
 import { useFieldUsage } from '../../src/plugins/use-field-usage.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { useResponseCache } from '../../src/plugins/use-response-cache.js';
 import { useUpstreamHeaders } from '../../src/plugins/use-upstream-headers.js';
 import { deprecated } from '../../src/schema/deprecation.js';
+import { CacheLookups } from '../../src/state/cache-lookups.js';
 import { InProcessResponseCache } from '../../src/state/response-cache.js';
 import { recordCalls } from '../support/summaries.js';
-import { post, yogaWith } from '../support/yoga.js';
+import { finishing, post, yogaWith } from '../support/yoga.js';
 
 /** Two deprecations, declared as the gateway's schema declares them: `label` is the later to go. */
 const LABEL = { reason: 'Use `name` instead.', since: '2026-09-30', sunset: '2027-03-31', link: 'https://docs.example.com/changes#labels' };
@@ -49,15 +50,18 @@ const schema = new GraphQLSchema({
   }),
 });
 
-/** A Yoga with useFieldUsage on that schema, answers' headers written by useUpstreamHeaders, and the summaries it gives. */
+/** A Yoga with useFieldUsage on that schema, answers' headers written where every answer is finished, and the summaries it gives. */
 function served({ cached = false, upstreamHeaders = {} as Record<string, string>, returnHeaders = [] as string[] } = {}) {
   const summaries: RequestSummary[] = [];
   const yoga = yogaWith(
     [
       useUpstreamHeaders({ returnHeaders }),
-      ...(cached ? [useResponseCache({ cache: new InProcessResponseCache(1024 * 1024), cacheTtlMs: 60_000, returnHeaders })] : []),
+      ...(cached
+        ? [useResponseCache({ lookups: new CacheLookups(new InProcessResponseCache(1024 * 1024)), cacheTtlMs: 60_000, returnHeaders })]
+        : []),
       useFieldUsage(),
       useRequestSummary({ onSummary: (summary) => summaries.push(summary) }),
+      finishing({ returnHeaders }),
     ],
     {
       schema,

@@ -1,8 +1,9 @@
 import { createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { recordOf, requestRecords } from '../../src/observability/operation-record.js';
+import { recordOf, requestRecords } from '../../src/operation-record.js';
 import { useOperationRecords } from '../../src/plugins/use-operation-records.js';
 import { useResponseCache } from '../../src/plugins/use-response-cache.js';
+import { CacheLookups } from '../../src/state/cache-lookups.js';
 import { InProcessResponseCache } from '../../src/state/response-cache.js';
 import { post, yogaWith } from '../support/yoga.js';
 
@@ -48,7 +49,7 @@ describe('useOperationRecords', () => {
   it('must come before the plugins that read the records: without it they fail rather than run without their state', async () => {
     const yoga = createYoga({
       logging: false,
-      plugins: [useResponseCache({ cache: new InProcessResponseCache(1024 * 1024), cacheTtlMs: 60_000 })],
+      plugins: [useResponseCache({ lookups: new CacheLookups(new InProcessResponseCache(1024 * 1024)), cacheTtlMs: 60_000 })],
     });
     const answer = await post(yoga, { query: '{ __typename }' }, { authorization: 'Bearer t' });
     expect(answer.body.errors?.[0]?.message).toBe('Unexpected error.');

@@ -1,8 +1,9 @@
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { recordOf } from '../../src/observability/operation-record.js';
+import { recordOf } from '../../src/operation-record.js';
 import { useRequestSummary } from '../../src/plugins/use-request-summary.js';
 import { useResponseCache } from '../../src/plugins/use-response-cache.js';
+import { CacheLookups } from '../../src/state/cache-lookups.js';
 import { InProcessResponseCache } from '../../src/state/response-cache.js';
 import { recordCalls } from '../support/summaries.js';
 import { post, yogaWith } from '../support/yoga.js';
@@ -50,7 +51,7 @@ function cached(cacheTtlMs = 60_000) {
   const outcomes: string[] = [];
   const yoga = yogaWith(
     [
-      useResponseCache({ cache: new InProcessResponseCache(1024 * 1024), cacheTtlMs }),
+      useResponseCache({ lookups: new CacheLookups(new InProcessResponseCache(1024 * 1024)), cacheTtlMs }),
       useRequestSummary({ onSummary: ({ cache }) => cache && outcomes.push(cache) }),
     ],
     {

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadTrustedDocuments, useTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
+import { loadTrustedDocuments } from '../../src/config/trusted-documents.js';
+import { useTrustedDocuments } from '../../src/plugins/use-trusted-documents.js';
 import { answerTo, ENDPOINT, send, yogaWith } from '../support/yoga.js';
 
 const documents = new Map([

@@ -52,8 +52,8 @@ export const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xm
 /** A GraphQL POST body as JSON text. */
 export const graphqlBody = (query: string, variables?: Record<string, unknown>) => JSON.stringify({ query, variables });
 
-/** A TCP connection, for what an HTTP client cannot send: partial headers, pipelined requests, bodies that never end. */
-export interface Connection {
+/** A raw TCP socket to a server, for what an HTTP client cannot send: partial headers, pipelined requests, bodies that never end. */
+export interface RawSocket {
   socket: Socket;
   /** Everything received so far. */
   received(): string;
@@ -62,7 +62,7 @@ export interface Connection {
 }
 
 /** Opens a TCP connection to the port of `url` on loopback. */
-export async function openConnection(url: string): Promise<Connection> {
+export async function openSocket(url: string): Promise<RawSocket> {
   const socket = connect(Number(new URL(url).port), '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));
   const started = performance.now();

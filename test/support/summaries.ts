@@ -1,5 +1,5 @@
-import type { OperationRecord } from '../../src/observability/operation-record.js';
 import type { RequestSummary } from '../../src/observability/request-summary.js';
+import type { OperationRecord } from '../../src/operation-record.js';
 import type { UpstreamCall } from '../../src/upstream/client.js';
 
 /**

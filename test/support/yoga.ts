@@ -1,4 +1,7 @@
 import { createSchema, createYoga, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { AnswerFinisher, type AnswerSettings } from '../../src/answer/finish.js';
+import { defaultSettings } from '../../src/config/settings.js';
+import { useAnswerFinishing } from '../../src/plugins/use-answer-finishing.js';
 import { useOperationRecords } from '../../src/plugins/use-operation-records.js';
 
 /**
@@ -65,6 +68,16 @@ export function yogaWith(plugins: Array<Plugin<any>>, options: Options = {}) {
     ...options,
     plugins: [useOperationRecords(), ...plugins],
   });
+}
+
+/**
+ * The finishing of every answer, as the gateway puts it last in its list (useAnswerFinishing), with
+ * the default settings (CORS off) but `settings`: for plugins whose headers it writes (the returned
+ * and notice headers), and its own tests.
+ */
+export function finishing(settings: Partial<AnswerSettings> = {}): Plugin {
+  const { returnHeaders, compressionMinBytes, corsAllowCredentials } = defaultSettings();
+  return useAnswerFinishing(new AnswerFinisher({ returnHeaders, compressionMinBytes, corsOrigins: [], corsAllowCredentials, ...settings }));
 }
 
 /** What a client can assert: the status, every header (names in lower case) and the body. */

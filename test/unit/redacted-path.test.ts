@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactedPath } from '../../src/plugins/use-upstream-debug.js';
+import { redactedPath } from '../../src/observability/upstream-view.js';
 
 describe('the url of a call shown with X-Debug-Upstream', () => {
   it('redacts the values of query parameters named like a secret, and keeps the others and the path as they are', () => {

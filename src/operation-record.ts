@@ -1,10 +1,22 @@
-import type { Span } from '@opentelemetry/api';
-import type { DocumentNode, GraphQLError } from 'graphql';
-import { codeOf } from '../errors.js';
-import type { RateDecision } from '../state/operation-limiter.js';
-import type { RequestBudget } from '../upstream/budget.js';
-import type { UpstreamCall } from '../upstream/client.js';
-import type { ClientIdentity } from './client-identity.js';
+import type { GraphQLError } from 'graphql';
+import { MAX_NAME_LENGTH } from './config/parsers.js';
+import { codeOf } from './errors.js';
+import { type ClientIdentity, clientOf } from './http/client-identity.js';
+import { requestIdFrom } from './http/request-id.js';
+import type { RequestBudget } from './upstream/budget.js';
+import type { UpstreamCall } from './upstream/client.js';
+
+const OPERATION_NAME = new RegExp(`^[_A-Za-z][_0-9A-Za-z]{0,${MAX_NAME_LENGTH - 1}}$`);
+
+/**
+ * An operation's name as logs, traces and metrics record it: as given when it is a GraphQL name of
+ * at most MAX_NAME_LENGTH characters, as client names are bounded (`clientOf`), and `other`
+ * otherwise. Callers choose it, as `operationName` or in the document.
+ */
+export function recordedOperationName(name: string | null | undefined): string | undefined {
+  if (name === null || name === undefined || name === '') return undefined;
+  return OPERATION_NAME.test(name) ? name : 'other';
+}
 
 /** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass';
@@ -37,12 +49,13 @@ export interface IncrementalParts {
 }
 
 /**
- * What the gateway learns of one GraphQL operation while it answers it: the plugins write it, the
- * operation's upstream calls report into it, and the log line, the metrics, the traces and the
- * request summary read it. A request has one, or one per operation of a batch, opened when its
- * parsing starts (useOperationRecords); the operation's context holds its own (`recordOf`) and the
- * request's server context every one of them, in the batch's order (`requestRecords`). A fact one more
- * plugin needs is a field here, written where it is learnt: never a map of its own.
+ * The facts the gateway learns of one GraphQL operation while it answers it: the plugins write them,
+ * the operation's upstream calls report into it, and the log line, the metrics, the traces, the
+ * upstream view and the answer's headers read them. A request has one, or one per operation of a
+ * batch, opened when its parsing starts (useOperationRecords) or by the hit path before Yoga; the
+ * operation's context holds its own (`recordOf`) and the request's server context every one of them,
+ * in the batch's order (`requestRecords`). A fact that more than its writer reads is a field here;
+ * what one plugin keeps between its own hooks is its working state, in an `OperationSlot` of its own.
  */
 export class OperationRecord {
   /** The operation's name as `recordedOperationName` bounds it: as sent, then as the document that ran says. */
@@ -71,32 +84,21 @@ export class OperationRecord {
   debug: { show: boolean; dryRun: boolean } | undefined;
   /** The write a dry run did not send: what it would have sent (its Caller). */
   dryRun: { method: string; path: string; body: unknown } | undefined;
-  /** The upstream calls an answer in parts has shown in its parts so far (useUpstreamDebug). */
-  callsShown: ReadonlySet<UpstreamCall> | undefined;
   /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
   cache: CacheOutcome | undefined;
-  /** Where the read cache stores its answer, for an operation that missed, and the caller's generation then (useResponseCache, or the HTTP front's lookup before it). */
-  cacheEntry: { caller: string; request: string; generation: string } | undefined;
-  /** Its document as parsed from its text, until it is validated (useDocumentCache keeps it if it is valid). */
-  parsed: { document: DocumentNode; text: string } | undefined;
-  /** A persisted query it registers once its document is valid (useAutomaticPersistedQueries). */
-  registration: { hash: string; text: string } | undefined;
   /** The schema coordinates it used, once it ran: what it selected and passed, and what its variables sent (useFieldUsage). */
   coordinates: readonly string[] | undefined;
   /** The deprecated elements it used (useFieldUsage). */
   deprecations: readonly DeprecationUse[] | undefined;
   /** Headers the gateway itself gives its answer: `Deprecation`, `Sunset` and `Link` of what it used that is deprecated (useFieldUsage). */
   noticeHeaders: Readonly<Record<string, string>> | undefined;
-  /** Its trace span, while tracing is on (useTracing). */
-  span: Span | undefined;
   /** The client's headers its upstream calls send on (FORWARD_HEADERS), and those dropped as unsendable (useUpstreamHeaders). */
   forwardedHeaders: { headers: Readonly<Record<string, string>>; dropped: readonly string[] } | undefined;
   /** The headers a read cache hit gives back, as its answer was stored with them (useResponseCache). */
   replayedHeaders: Readonly<Record<string, string>> | undefined;
-  /** The rate limit's decisions for it, taken before Yoga by the HTTP front (src/cached-answers.ts), which useRateLimit answers from instead of counting again. */
-  rateDecisions: readonly RateDecision[] | undefined;
-  /** The upstream calls whose headers went out with the response's own; later ones go with the last part (useUpstreamHeaders). */
-  headersReturnedFor: ReadonlySet<UpstreamCall> | undefined;
+
+  /** The working state `OperationSlot`s keep for it, each at its slot's place: read and written through the slots alone. */
+  readonly slots: unknown[] = [];
 
   constructor(
     readonly requestId: string,
@@ -108,6 +110,11 @@ export class OperationRecord {
     /** What the operations of its HTTP request share: one for a request, the same for each operation of a batch. */
     readonly request: RequestScope = {},
   ) {}
+
+  /** The record of a request read from its headers before Yoga made a Request of it (the hit path): its id and its calling app. */
+  static ofHeaders(headers: Pick<Headers, 'get'>, arrived: number): OperationRecord {
+    return new OperationRecord(requestIdFrom(headers.get('x-request-id')), clientOf(headers), undefined, arrived);
+  }
 
   /** Adds the codes of `errors` not already noted. */
   noteErrors(errors: readonly GraphQLError[] | undefined): void {
@@ -182,16 +189,16 @@ export function requestRecords(serverContext: object): readonly OperationRecord[
 }
 
 /**
- * The record the HTTP front opened for a request it read before Yoga and hands on to it, with the
- * rate limit's count and a miss's lookup on it (src/cached-answers.ts), hung on its node:http
- * request, which Yoga's server context holds as `req`: useOperationRecords opens it in place of a
- * new one.
+ * The record the hit path (src/hit-path/) opened for a request it read before Yoga and hands on to
+ * it, hung on its node:http request, which Yoga's server context holds as `req`:
+ * useOperationRecords opens it in place of a new one, and what the hit path's steps did for it
+ * (the rate limit's count, the read cache's lookup) is found in their slots, not done again.
  */
 export function openBeforeYoga(req: object, record: OperationRecord): void {
   (req as { [BEFORE_YOGA]?: OperationRecord })[BEFORE_YOGA] = record;
 }
 
-/** The record the HTTP front opened for the node:http request of this server context, if it did. */
+/** The record the hit path opened for the node:http request of this server context, if it did. */
 export function openedBeforeYoga(serverContext: object): OperationRecord | undefined {
   const { req } = serverContext as { req?: { [BEFORE_YOGA]?: OperationRecord } };
   return req?.[BEFORE_YOGA];
@@ -233,4 +240,33 @@ export function holdRecord(context: object, params: unknown): OperationRecord {
 export function answeredAsOne(serverContext: object): void {
   const recorded = serverContext as RecordedContext;
   if (recorded[BATCH] && recorded[OPENED]) openRecord(recorded, recorded[OPENED]);
+}
+
+/** How many slots there are: each takes the next place in every record's `slots`. */
+let slotCount = 0;
+
+/**
+ * What one module keeps for an operation between its own steps (a plugin's working state: the
+ * document it parsed, the lookup it made): beside the operation's record, readable only through this
+ * slot, and gone with the record. Envelop's `withState` keeps a plugin's state per operation in a
+ * WeakMap and wraps every hook of the plugin in a new payload on every call; a place of its own in
+ * the record's array costs the hot path neither (measured in docs/performance.md, section "One path").
+ */
+export class OperationSlot<T> {
+  readonly #place = slotCount++;
+
+  get(record: OperationRecord): T | undefined {
+    return record.slots[this.#place] as T | undefined;
+  }
+
+  set(record: OperationRecord, value: T): void {
+    record.slots[this.#place] = value;
+  }
+
+  /** The value, and it is gone from the slot. */
+  take(record: OperationRecord): T | undefined {
+    const value = this.get(record);
+    record.slots[this.#place] = undefined;
+    return value;
+  }
 }

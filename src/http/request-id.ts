@@ -16,7 +16,7 @@ export function requestIdOf(request: Request): string {
   return id;
 }
 
-/** Gives a Request the id its request was given before the Request was made (the record the HTTP front opened). */
+/** Gives a Request the id its request was given before the Request was made (the record the hit path opened). */
 export function adoptRequestId(request: Request, id: string): void {
   ids.set(request, id);
 }

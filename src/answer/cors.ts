@@ -1,9 +1,8 @@
 import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { YogaServerOptions } from 'graphql-yoga';
-import { ANY_ORIGIN, patternBase } from './config/parsers.js';
-import type { Settings } from './config/settings.js';
-import { NOTICE_HEADERS } from './http/merged-headers.js';
-import { varyingOn } from './http/vary.js';
+import { ANY_ORIGIN, patternBase } from '../config/parsers.js';
+import type { Settings } from '../config/settings.js';
+import { NOTICE_HEADERS } from '../http/merged-headers.js';
 
 /** Answer headers a page may read: its request id, how long to wait after a 429 or 503, and what its upstream calls took (X-Debug-Upstream). */
 const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing'];
@@ -14,14 +13,15 @@ type CorsOption = NonNullable<YogaServerOptions<object, object>['cors']>;
 type CorsOptions = Exclude<Awaited<ReturnType<Extract<CorsOption, (...args: never[]) => unknown>>>, false>;
 
 export interface CorsPolicy {
-  /** Yoga's `cors` option. */
-  yoga: CorsOption;
+  /** Whether any origin is allowed: then every answer varies on Origin, and Yoga answers preflights. */
+  on: boolean;
   /**
-   * The CORS headers of an answer written before Yoga (413 and the like, a read cache hit) to a
-   * request with these headers: those Yoga's own CORS gives an answer (by its own function), with
-   * the `Vary` that src/plugins/use-cors-vary.ts makes whole.
+   * The CORS headers of an answer to this request, by Yoga's own function
+   * (`getCORSHeadersByRequestAndOptions`), and the names its `Vary` must hold: Origin on every
+   * answer, and Access-Control-Request-Headers on every preflight, whatever the origin. Nothing
+   * when CORS is off.
    */
-  headersFor(headers: Pick<Headers, 'get'>): Record<string, string>;
+  headersFor(request: { method: string; headers: Pick<Headers, 'get'> }): { headers: Record<string, string>; vary: readonly string[] };
 }
 
 type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'returnHeaders'>;
@@ -29,8 +29,8 @@ type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'ret
 /**
  * CORS for an allow-list. A listed origin gets itself back, never the list; any other origin gets
  * no CORS headers at all. Credentials only when CORS_ALLOW_CREDENTIALS says so, and never with
- * `*` (refused at start-up). Every answer carries the same headers, Yoga's and the ones written
- * before Yoga alike, so a page can read a 413 as well as a 200.
+ * `*` (refused at start-up). Every answer is given them where it is finished (src/answer/finish.ts),
+ * Yoga's and the ones written before Yoga alike, so a page can read a 413 as well as a 200.
  *
  * A listed origin's preflight is allowed the request headers it asks for, as Apollo Router does:
  * each monitoring or tracing library a frontend adds sends headers of its own (Datadog's
@@ -39,8 +39,7 @@ type CorsSettings = Pick<Settings, 'corsOrigins' | 'corsAllowCredentials' | 'ret
  * fetch". For a trusted page the headers it may send guard nothing: the gateway reads only the ones
  * it knows, and forwards upstream only `Authorization` and a checked `x-request-id`. The names are
  * given back one by one rather than as `*`, which a browser does not honour with credentials nor
- * for `Authorization`. Yoga mirrors them when no list is given; src/plugins/use-cors-vary.ts keeps
- * `Vary` whole.
+ * for `Authorization`. Yoga's function mirrors them when no list is given.
  */
 export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }: CorsSettings): CorsPolicy {
   // A page reads the headers the REST API returns through the gateway, and its deprecation notices, only once they are exposed.
@@ -59,20 +58,31 @@ export function corsPolicy({ corsOrigins, corsAllowCredentials, returnHeaders }:
     credentials: corsAllowCredentials,
     maxAge: CORS_MAX_AGE_SECONDS,
   });
-  if (!any && exact.size === 0) return { yoga: false, headersFor: () => ({}) };
+  if (!any && exact.size === 0) return { on: false, headersFor: () => NO_CORS };
   return {
-    yoga: (request: Request) => {
-      const origin = request.headers.get('origin');
-      return allowed(origin) ? optionsFor(origin) : false;
-    },
-    headersFor: (headers) => {
+    on: true,
+    headersFor: ({ method, headers }) => {
       const origin = headers.get('origin');
       const given = allowed(origin) ? getCORSHeadersByRequestAndOptions({ headers } as Request, optionsFor(origin)) : null;
-      const lowered = Object.fromEntries(Object.entries(given ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-      return { ...lowered, vary: varyingOn(lowered.vary, 'Origin') };
+      const lowered: Record<string, string> = {};
+      const vary: string[] = [];
+      for (const [name, value] of Object.entries(given ?? {})) {
+        if (name.toLowerCase() === 'vary') vary.push(...value.split(',').map((header) => header.trim()));
+        else lowered[name.toLowerCase()] = value;
+      }
+      vary.push(...(method === 'OPTIONS' ? PREFLIGHT_VARY : VARY));
+      return { headers: lowered, vary };
     },
   };
 }
+
+/** What every answer varies on, whatever its origin, beside what Yoga's function names: its CORS headers depend on the Origin. */
+const VARY = ['Origin'];
+/** What a preflight varies on: the request headers it is allowed depend on those it asked for. */
+const PREFLIGHT_VARY = ['Origin', 'Access-Control-Request-Headers'];
+
+/** The CORS of an answer when CORS is off. */
+const NO_CORS = { headers: {}, vary: [] };
 
 /**
  * For `https://*.example.com`: whether an origin is on a subdomain of example.com, at any depth,
