@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { sendNodeResponse } from '@whatwg-node/server';
 import type { SectionSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -33,7 +34,7 @@ export function createHttpServer(
   settings: SectionSettings<'server'>,
 ): Server {
   const { maxBodyBytes } = settings;
-  const handler: RequestListener = gateway.yoga;
+  const handler = yogaHandler(gateway);
   // Connections whose answer said `Connection: close`: RFC 9112 (9.6) forbids serving a request
   // pipelined after it, which Node's parser would otherwise hand on while the refused body drains.
   const closing = new WeakSet<Socket>();
@@ -52,7 +53,7 @@ export function createHttpServer(
   // Refused before a byte of the body is read. Node's parser has already rejected malformed
   // lengths and Content-Length with Transfer-Encoding.
   const refusedUnread = (req: IncomingMessage): Refusal | undefined => {
-    if (!isHost(req.headers.host)) return NOT_A_HOST;
+    if (!makesUrl(req.headers.host, req.url)) return NOT_A_HOST;
     if (isContentCoded(req.headers['content-encoding'])) return CONTENT_CODED;
     if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge;
     return undefined;
@@ -97,28 +98,73 @@ export function createHttpServer(
   return server;
 }
 
+/**
+ * Yoga's node:http handling, as its own request listener does it, but for an error that escapes it:
+ * Yoga's listener answers that with a text/plain 500 holding the error's stack, which names the
+ * install path. Here it is a JSON 500 that names nothing, finished, logged and counted as every
+ * refusal written here, and the socket is cut when the answer had already begun.
+ */
+function yogaHandler(gateway: Pick<Gateway, 'yoga' | 'refusedBeforeYoga'>): RequestListener {
+  return (req, res) => {
+    const arrived = performance.now();
+    Promise.resolve()
+      .then(() => gateway.yoga.handleNodeRequestAndResponse(req, res, { req, res }))
+      .then(
+        (response) => sendNodeResponse(response, res, req, true),
+        () => {
+          if (res.headersSent) return res.destroy();
+          const request = { method: req.method ?? 'GET', headers: nodeRequestHeaders(req), durationMs: performance.now() - arrived };
+          writeRefusal(res, ESCAPED, (lines) => gateway.refusedBeforeYoga(request, ESCAPED, lines));
+          res.end();
+        },
+      )
+      .catch(() => res.destroy());
+  };
+}
+
 /** An answer written here, before Yoga, to a request whose body is not read. */
 interface Refusal {
-  status: 400 | 413 | 415;
+  status: 400 | 413 | 415 | 500;
   code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
 }
 
 /**
- * A Host header that is not a host name or address with an optional port (RFC 9110, 7.2): Yoga makes
- * the request's URL from it, and answered one that makes none with a 500 and its stack, and routed
- * one holding a path (`gw/ready?`) by that path.
+ * A Host header that is not a host name or address with an optional port (RFC 9110, 7.2), or a
+ * request target that is not a path: Yoga makes the request's URL of the two, and answered one
+ * that makes none with a 500 and its stack, and routed a Host holding a path (`gw/ready?`) by
+ * that path.
  */
 const NOT_A_HOST: Refusal = {
   status: 400,
   code: ErrorCode.BAD_REQUEST,
-  message: 'The Host header must be a host name or address, with an optional port.',
+  message: 'The Host header must be a host name or address, with an optional port, and the request target a path.',
 };
 
-/** A host, an IPv4 address or an IP literal in brackets, and an optional port; no header at all is Node's to allow. */
-function isHost(host: string | undefined): boolean {
-  return host === undefined || /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(:\d{1,5})?$/.test(host);
+/** The answer to an error that escaped Yoga: nothing of the error, which may name files and hosts. */
+const ESCAPED: Refusal = { status: 500, code: ErrorCode.INTERNAL_SERVER_ERROR, message: 'Unexpected error.' };
+
+/** Hosts (the Host header's values) read already, and whether they make a URL: a bounded few, the same ones again and again. */
+const HOSTS_READ = new Map<string, boolean>();
+const MAX_HOSTS_READ = 256;
+
+/**
+ * Whether Yoga can make the request's URL, `http://<Host><target>`, as @whatwg-node/server makes
+ * it, with the same WHATWG URL parser: a host (a name, an IPv4 address or an IP literal in brackets)
+ * and an optional port, and a target that is a path. No Host at all is Node's to allow. Hosts
+ * already read are known without parsing them again.
+ */
+function makesUrl(host: string | undefined, target: string | undefined): boolean {
+  if (target === undefined || !target.startsWith('/')) return false;
+  if (host === undefined) return true;
+  let known = HOSTS_READ.get(host);
+  if (known === undefined) {
+    known = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=]+)(:\d{1,5})?$/.test(host) && URL.canParse(`http://${host}/`);
+    if (HOSTS_READ.size >= MAX_HOSTS_READ) HOSTS_READ.clear();
+    HOSTS_READ.set(host, known);
+  }
+  return known;
 }
 
 /**

@@ -4,7 +4,7 @@ import { AUTH } from '../support/auth.js';
 import { gatewayOverUpstream, test } from '../support/fixtures.js';
 import { metricLines, type TestGateway } from '../support/gateway.js';
 import { captureLogs, lineBase } from '../support/logs.js';
-import { contentTypes, graphqlBody, type RawRequest, rawHttp } from '../support/raw-http.js';
+import { contentTypes, graphqlBody, openSocket, type RawRequest, rawHttp } from '../support/raw-http.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyRecord } from '../support/records.js';
 
@@ -131,6 +131,13 @@ const REFUSALS: Refusal[] = [
     status: 400,
     code: 'BAD_REQUEST',
   },
+  // Each passed the HTTP front's check of the Host header, and Yoga answered it 500 with a stack trace naming the install path.
+  ...['x:99999', '%2F', 'a%2Fb', '%00', '%zz', 'a%', '[1.2.3.4]', '1.2.3.4:65536', '%E2%80%8B', '999999999999'].map((host) => ({
+    name: `a Host header that Yoga makes no URL of, ${host} (the HTTP front)`,
+    request: { method: 'POST', headers: { ...JSON_POST, ...AUTH, host }, body: graphqlBody('{ __typename }') },
+    status: 400,
+    code: 'BAD_REQUEST',
+  })),
   {
     name: 'a compressed body (the HTTP front)',
     request: { method: 'POST', headers: { ...JSON_POST, ...AUTH, 'content-encoding': 'gzip' }, body: 'gzipped' },
@@ -209,4 +216,72 @@ test('a rate-limited operation (429) is logged and counted too', async ({ start 
     expect.objectContaining({ level: 30, status: 429, clientName: 'web-app', errorCodes: ['RATE_LIMITED'], outcome: 'error' }),
   ]);
   expect(await errorsCounted(gateway, 'RATE_LIMITED')).toEqual({ errors: 1, code: 1 });
+});
+
+describe('a request Yoga could make no URL of', () => {
+  /** A raw request line and headers, for what node:http's client will not send (another request target). */
+  async function rawRequestLine(
+    gateway: TestGateway,
+    line: string,
+    headers: string,
+  ): Promise<{ status: number; head: string; body: string }> {
+    const { socket, received, closed } = await openSocket(gateway.url);
+    socket.write(`${line}\r\n${headers}Connection: close\r\n\r\n`);
+    await closed;
+    const [head = '', body = ''] = received().split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), head, body };
+  }
+
+  it.for(['/health', '/ready', '/graphql'])(
+    'is a 400 on %s, whatever its Host or request target, never a 500 with a stack',
+    async (path, { gateway }) => {
+      for (const host of ['x:99999', '%2F', '%00', '[1.2.3.4]', '999999999999']) {
+        const answer = await rawHttp(`${gateway.url}${path}`, { headers: { host, 'x-request-id': 'bad-host' } });
+        expect([host, answer.status, answer.headers['x-request-id'], JSON.parse(answer.body.toString()).errors[0].extensions.code]).toEqual(
+          [host, 400, 'bad-host', 'BAD_REQUEST'],
+        );
+      }
+      for (const target of [`http://elsewhere${path}`, '*']) {
+        const answer = await rawRequestLine(gateway, `GET ${target} HTTP/1.1`, 'Host: 127.0.0.1\r\n');
+        expect([target, answer.status, JSON.parse(answer.body).errors[0].extensions.code]).toEqual([target, 400, 'BAD_REQUEST']);
+      }
+    },
+  );
+
+  it('an error that escapes Yoga is a JSON 500 that names no file, with the request id, logged and counted', async ({ gateway }) => {
+    const yoga = gateway.gateway.yoga;
+    // The HTTP front hands each request to its gateway's Yoga: this one fails as no test can make it fail from outside.
+    gateway.gateway.yoga = new Proxy(yoga, {
+      get: (target, name, receiver) =>
+        name === 'handleNodeRequestAndResponse'
+          ? () => {
+              throw new Error(`broken at ${process.cwd()}/src/somewhere.ts`);
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    try {
+      const before = await errorsCounted(gateway, 'INTERNAL_SERVER_ERROR');
+      const answer = await rawHttp(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { ...JSON_POST, ...AUTH, ...APP, 'x-request-id': 'escaped-1' },
+        body: graphqlBody('{ __typename }'),
+      });
+      expect([answer.status, contentTypes(answer), answer.headers['x-request-id'], answer.headers['cache-control']]).toEqual([
+        500,
+        ['application/json; charset=utf-8'],
+        'escaped-1',
+        'private, no-store',
+      ]);
+      expect(JSON.parse(answer.body.toString())).toEqual({
+        errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      });
+      expect(logs.lines('graphql request').filter((line) => line.requestId === 'escaped-1')).toEqual([
+        expect.objectContaining({ level: 50, status: 500, clientName: 'web-app', errorCodes: ['INTERNAL_SERVER_ERROR'], outcome: 'error' }),
+      ]);
+      expect(JSON.stringify(logs.lines())).not.toContain(process.cwd());
+      expect(await errorsCounted(gateway, 'INTERNAL_SERVER_ERROR')).toEqual({ errors: before.errors + 1, code: before.code + 1 });
+    } finally {
+      gateway.gateway.yoga = yoga;
+    }
+  });
 });
