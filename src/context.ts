@@ -44,8 +44,8 @@ class Caller {
    */
   write(request: UpstreamRequest, path?: string): Promise<Envelope> {
     if (this.#record.debug?.dryRun) {
-      this.#record.dryRun = { method: request.method, path: pathOf(request), body: request.body ?? null };
-      return Promise.reject(dryRun());
+      this.#record.dryRuns.push({ method: request.method, path: pathOf(request), body: request.body ?? null });
+      return Promise.reject(dryRun(this.#record.debug.show));
     }
     return this.#send(request, path === undefined ? [] : [path]);
   }

@@ -36,7 +36,7 @@ export const ErrorCode = {
   PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
   /** Automatic persisted queries: the text sent does not have the hash sent with it (HTTP 400). */
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
-  /** A write not sent: the request asked for a dry run (`X-Debug-Upstream: dry-run`), and `extensions.upstream.dryRun` holds what it would have sent. */
+  /** A write not sent: the request asked for a dry run (`X-Debug-Upstream: dry-run`), and `extensions.upstream.dryRuns` holds what it would have sent where the request may see it. */
   DRY_RUN: 'DRY_RUN',
   /** Anything unexpected; the message is masked. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
@@ -84,10 +84,10 @@ export function unauthenticated(): GraphQLError {
 }
 
 /** The error of a write a dry run did not send. */
-export function dryRun(): GraphQLError {
-  return new GraphQLError('Dry run: the upstream request was built, not sent; extensions.upstream.dryRun holds it.', {
-    extensions: { code: ErrorCode.DRY_RUN },
-  });
+/** A write a dry run built and did not send; `shown`: the request may see it, in `extensions.upstream.dryRuns`. */
+export function dryRun(shown: boolean): GraphQLError {
+  const where = shown ? '; extensions.upstream.dryRuns holds it.' : '.';
+  return new GraphQLError(`Dry run: the upstream request was built, not sent${where}`, { extensions: { code: ErrorCode.DRY_RUN } });
 }
 
 export type LimitName =

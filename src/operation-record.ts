@@ -82,8 +82,8 @@ export class OperationRecord {
    * calls (`show`, where it may), and a dry run of the writes (`dryRun`, kept even where it may not see).
    */
   debug: { show: boolean; dryRun: boolean } | undefined;
-  /** The write a dry run did not send: what it would have sent (its Caller). */
-  dryRun: { method: string; path: string; body: unknown } | undefined;
+  /** The writes a dry run did not send, in the order they were built: what each would have sent (its Caller). */
+  readonly dryRuns: Array<{ method: string; path: string; body: unknown }> = [];
   /** What the read cache did with it; undefined when the cache had no say (off, no token, refused before it). */
   cache: CacheOutcome | undefined;
   /** The schema coordinates it used, once it ran: what it selected and passed, and what its variables sent (useFieldUsage). */

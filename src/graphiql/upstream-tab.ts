@@ -132,7 +132,7 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
     h('p', { className: 'gateway-upstream-summary' }, summary),
     upstream.calls.length > 0 ? callWaterfall(h, upstream.calls) : null,
     upstream.calls.length > 0 ? callTable(h, upstream.calls, copy) : null,
-    upstream.dryRun ? dryRunOf(h, upstream.dryRun, copy) : null,
+    ...(upstream.dryRuns ?? []).map((request) => dryRunOf(h, request, copy)),
     h(
       'p',
       { className: 'gateway-upstream-note' },
@@ -214,7 +214,7 @@ function callTable(h: CreateElement, calls: readonly ShownCall[], copy: (request
 }
 
 /** The write a dry run built and did not send, with its body. */
-function dryRunOf(h: CreateElement, request: NonNullable<ShownUpstream['dryRun']>, copy: (request: CurlRequest) => void): unknown {
+function dryRunOf(h: CreateElement, request: NonNullable<ShownUpstream['dryRuns']>[number], copy: (request: CurlRequest) => void): unknown {
   return h(
     'div',
     { className: 'gateway-upstream-dry-run' },

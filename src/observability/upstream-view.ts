@@ -34,8 +34,8 @@ export interface ShownUpstream {
   /** An answer from the read cache, which made no call. */
   cache?: 'hit';
   calls: ShownCall[];
-  /** The write a dry run built and did not send. */
-  dryRun?: NonNullable<OperationRecord['dryRun']>;
+  /** The writes a dry run built and did not send, in order. */
+  dryRuns?: OperationRecord['dryRuns'];
 }
 
 /**
@@ -59,7 +59,7 @@ export class UpstreamViews {
     return {
       ...(record.cache === 'hit' ? { cache: 'hit' } : {}),
       calls,
-      ...(record.dryRun ? { dryRun: record.dryRun } : {}),
+      ...(record.dryRuns.length > 0 ? { dryRuns: record.dryRuns } : {}),
     };
   }
 }

@@ -218,7 +218,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     expect(await page.locator('.gateway-upstream-curl textarea').inputValue()).toBe(
       `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_001' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw '{"name":"Renamed in GraphiQL"}'`,
     );
-    // The result pane shows the same: the field null with DRY_RUN, and the write in extensions.upstream.dryRun.
+    // The result pane shows the same: the field null with DRY_RUN, and the write in extensions.upstream.dryRuns.
     await page.locator('[aria-label="Hide Upstream"]').click();
     await expect
       .poll(() => resultIn(page))
@@ -226,14 +226,14 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
         data: { updateCategory: null },
         errors: [
           {
-            message: 'Dry run: the upstream request was built, not sent; extensions.upstream.dryRun holds it.',
+            message: 'Dry run: the upstream request was built, not sent; extensions.upstream.dryRuns holds it.',
             locations: [{ line: 3, column: 3 }],
             path: ['updateCategory'],
             extensions: { code: 'DRY_RUN' },
           },
         ],
         extensions: {
-          upstream: { calls: [], dryRun: { method: 'PATCH', path: '/categories/cat_001', body: { name: 'Renamed in GraphiQL' } } },
+          upstream: { calls: [], dryRuns: [{ method: 'PATCH', path: '/categories/cat_001', body: { name: 'Renamed in GraphiQL' } }] },
         },
       });
     expect(upstream.requests).toEqual([]);

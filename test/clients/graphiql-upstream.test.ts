@@ -130,7 +130,7 @@ describe('the Upstream tab’s curl commands', () => {
     expect(upstream.requests).toEqual([]);
 
     const commands = [...read.body.extensions!.upstream.calls, ...write.body.extensions!.upstream.calls].map(curlCommand);
-    const built = dryRun.body.extensions!.upstream.dryRun;
+    const [built] = dryRun.body.extensions!.upstream.dryRuns;
     commands.push(curlCommand({ method: built.method, url: built.path, body: built.body }));
     expect(commands).toEqual([
       `curl "$UPSTREAM_URL"'/api_keys?limit=25' -H "Authorization: Bearer $TOKEN"`,

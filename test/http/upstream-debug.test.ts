@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { AUTH } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
 import { partsOf, type ReceivedPart } from '../support/incremental.js';
+import { rawHttp } from '../support/raw-http.js';
 import type { Script } from '../support/recording-upstream.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyList, categoryRecord } from '../support/records.js';
@@ -136,15 +137,87 @@ describe('X-Debug-Upstream', () => {
       data: { updateCategory: null },
       errors: [
         {
-          message: 'Dry run: the upstream request was built, not sent; extensions.upstream.dryRun holds it.',
+          message: 'Dry run: the upstream request was built, not sent; extensions.upstream.dryRuns holds it.',
           locations: [{ line: 1, column: 12 }],
           path: ['updateCategory'],
           extensions: { code: 'DRY_RUN' },
         },
       ],
-      extensions: { upstream: { calls: [], dryRun: { method: 'PATCH', path: '/categories/cat_1', body: { name: 'N' } } } },
+      extensions: { upstream: { calls: [], dryRuns: [{ method: 'PATCH', path: '/categories/cat_1', body: { name: 'N' } }] } },
     });
     expect(upstream.requests).toEqual([]);
+  });
+
+  test('a dry run of several writes shows every one of them, in order', async ({ start }) => {
+    const { upstream, gateway } = await gatewayWith(start, () => ({ body: envelope(categoryRecord()) }));
+    const both = `mutation {
+      a: updateCategory(input: { id: "cat_1", name: "One" }) { category { id } }
+      b: updateCategory(input: { id: "cat_2", name: "Two" }) { category { id } }
+    }`;
+    const answer = await gateway.graphql(both, { headers: debug('dry-run') });
+    expect([answer.body.data, answer.body.extensions, upstream.requests]).toEqual([
+      { a: null, b: null },
+      {
+        upstream: {
+          calls: [],
+          dryRuns: [
+            { method: 'PATCH', path: '/categories/cat_1', body: { name: 'One' } },
+            { method: 'PATCH', path: '/categories/cat_2', body: { name: 'Two' } },
+          ],
+        },
+      },
+      [],
+    ]);
+  });
+
+  test.for([false, true])(
+    'takes any value that names dry-run, in any case, anywhere, as a dry run (production: %s)',
+    async (production, { start }) => {
+      const { upstream, gateway } = await gatewayWith(start, () => ({ body: envelope(categoryRecord()) }), { production });
+      const values = [
+        'dry-run; key=',
+        'dry-run;',
+        'Dry-Run',
+        'DRY-RUN',
+        'dry-run,',
+        'dry-run; key=abc; x',
+        'dry-run, 1',
+        '1, dry-run',
+        ` dry-run ; key=${KEY}x`,
+      ];
+      for (const value of values) {
+        const answer = await gateway.graphql(RENAME, { headers: debug(value) });
+        expect([
+          value,
+          answer.body.data,
+          answer.body.errors?.map((error) => (error.extensions as { code?: string } | undefined)?.code),
+        ]).toEqual([value, { updateCategory: null }, ['DRY_RUN']]);
+      }
+      // The header sent twice reaches the gateway as two lines.
+      const twice = await rawHttp(gateway.url, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json', 'x-debug-upstream': ['1', 'dry-run'] as unknown as string },
+        body: JSON.stringify({ query: RENAME }),
+      });
+      expect(JSON.parse(twice.body.toString()).data).toEqual({ updateCategory: null });
+      expect(upstream.requests).toEqual([]);
+    },
+  );
+
+  test('a dry run shows its writes only when the value is exactly one, with the key in production, and never says where they are otherwise', async ({
+    start,
+  }) => {
+    const { gateway } = await gatewayWith(start, () => ({ body: envelope(categoryRecord()) }), { production: true });
+    for (const value of ['dry-run; key=', 'dry-run;', 'DRY-RUN', `dry-run, 1; key=${KEY}`, `dry-run; key=${KEY}; x`]) {
+      const answer = await gateway.graphql(RENAME, { headers: debug(value) });
+      expect([value, answer.body.extensions, answer.body.errors?.[0]?.message]).toEqual([
+        value,
+        undefined,
+        'Dry run: the upstream request was built, not sent.',
+      ]);
+    }
+    const shown = await gateway.graphql(RENAME, { headers: debug(`Dry-Run; key=${KEY}`) });
+    expect(shown.body.extensions?.upstream.dryRuns).toEqual([{ method: 'PATCH', path: '/categories/cat_1', body: { name: 'N' } }]);
   });
 
   test('in production shows nothing and hints nothing without DEBUG_UPSTREAM_KEY, and shows all with it', async ({ start }) => {
