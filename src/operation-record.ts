@@ -69,6 +69,8 @@ export class OperationRecord {
   readonly errorCodes: string[] = [];
   /** The HTTP status of the response, once it is written. */
   status: number | undefined;
+  /** Its client went away before its answer (or, for an answer in parts, its last part) was out. */
+  clientClosed = false;
   /** Whether its answer may come in parts (`@defer`, `@stream`): not in a batch, and to a client that takes them (useIncrementalDelivery). */
   answeredInParts: boolean | undefined;
   /** Set when it is answered in parts. */

@@ -96,6 +96,12 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     'GraphQL operations answered with each error code (an operation counts once per code it got).',
     ['code'],
   );
+  const clientClosed = counter(
+    registry,
+    'gateway_graphql_client_closed_total',
+    'GraphQL operations whose client went away before their answer was out; their errors (aborted upstream calls) are not counted.',
+    [],
+  );
   const cacheLookups = counter(
     registry,
     'gateway_response_cache_total',
@@ -108,6 +114,26 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     'Client headers of FORWARD_HEADERS not sent upstream, their value unsendable (a control character, over 1 KiB), by header.',
     ['header'],
   );
+  const { operationName, clientLabels } = boundedRequestLabels(options);
+  const observeUsage = usageMetrics(registry);
+  return (summary) => {
+    const operation_name = operationName(summary);
+    requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
+    requestSeconds.observe({ operation_name }, summary.durationMs / 1000);
+    clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
+    // A client that left made its own calls fail: counted apart, or junk requests dropped at will would page on-call.
+    if (summary.outcome === 'client_closed') clientClosed.inc();
+    else for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
+    if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
+    // The names are FORWARD_HEADERS' own: bounded by the setting.
+    for (const header of summary.droppedHeaders ?? []) droppedHeaders.inc({ header });
+    // Only what ran for a token the REST API accepted: calls without one, or with a forged one, cannot make a field look used.
+    if (summary.coordinates && acceptedByUpstream(summary.upstreamStatuses)) observeUsage(summary, clientLabels(summary).client_name);
+  };
+}
+
+/** What an operation that ran used of the schema, by its client's label: its coordinates and the deprecated ones among them. */
+function usageMetrics(registry: Registry): (summary: RequestSummary, client: string) => void {
   // Bounded by the schema's coordinates and the client-name rule: every coordinate × 20 named clients, `other` and `none` at most.
   const fieldUsage = counter(registry, FIELD_USAGE_METRIC.name, FIELD_USAGE_METRIC.help, FIELD_USAGE_METRIC.labelNames);
   const deprecatedUsage = counter(
@@ -116,22 +142,9 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     'GraphQL operations that used each deprecated schema coordinate, by client: who still uses what will go.',
     ['coordinate', 'client'],
   );
-  const { operationName, clientLabels } = boundedRequestLabels(options);
-  return (summary) => {
-    const operation_name = operationName(summary);
-    requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
-    requestSeconds.observe({ operation_name }, summary.durationMs / 1000);
-    clientRequests.inc({ ...clientLabels(summary), outcome: summary.outcome });
-    for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
-    if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
-    // The names are FORWARD_HEADERS' own: bounded by the setting.
-    for (const header of summary.droppedHeaders ?? []) droppedHeaders.inc({ header });
-    // Only what ran for a token the REST API accepted: calls without one, or with a forged one, cannot make a field look used.
-    if (summary.coordinates && acceptedByUpstream(summary.upstreamStatuses)) {
-      const client = clientLabels(summary).client_name;
-      for (const coordinate of summary.coordinates) fieldUsage.inc({ coordinate, client });
-      for (const coordinate of summary.deprecated ?? []) deprecatedUsage.inc({ coordinate, client });
-    }
+  return (summary, client) => {
+    for (const coordinate of summary.coordinates ?? []) fieldUsage.inc({ coordinate, client });
+    for (const coordinate of summary.deprecated ?? []) deprecatedUsage.inc({ coordinate, client });
   };
 }
 

@@ -45,8 +45,9 @@ export function logUpstreamCall(logger: Logger): (call: UpstreamCall) => void {
   };
 }
 
-/** A gateway fault is an error, an upstream fault a warning; the caller's own mistakes are routine. */
-function levelOf({ errorCodes }: RequestSummary): 'error' | 'warn' | 'info' {
+/** A gateway fault is an error, an upstream fault a warning; the caller's own mistakes, and a caller that left, are routine. */
+function levelOf({ errorCodes, outcome }: RequestSummary): 'error' | 'warn' | 'info' {
+  if (outcome === 'client_closed') return 'info';
   if (errorCodes.includes(ErrorCode.INTERNAL_SERVER_ERROR)) return 'error';
   if (errorCodes.some((code) => UPSTREAM_FAULTS.has(code))) return 'warn';
   return 'info';

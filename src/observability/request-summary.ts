@@ -2,7 +2,8 @@ import { type ClientIdentity, clientOf } from '../http/client-identity.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { type CacheOutcome, OperationRecord } from '../operation-record.js';
 
-type Outcome = 'ok' | 'partial' | 'error';
+/** `client_closed`: its client went away before its answer was out, whatever the answer would have been. */
+type Outcome = 'ok' | 'partial' | 'error' | 'client_closed';
 
 /** What logs and metrics learn about one finished GraphQL request: never variables or tokens. */
 export interface RequestSummary {
@@ -31,7 +32,7 @@ export interface RequestSummary {
   upstreamStatuses: ReadonlyArray<number | undefined>;
   /** What the read cache did; absent when it had no say (off, a request without a token, a refusal before it). */
   cache?: CacheOutcome;
-  /** `ok`: no errors; `partial`: errors and some non-null top-level field; `error`: the rest. */
+  /** `ok`: no errors; `partial`: errors and some non-null top-level field; `client_closed`: its client left before its answer; `error`: the rest. */
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
   errorCodes: string[];
@@ -63,7 +64,7 @@ function summaryOf(record: OperationRecord, status: number, durationMs: number):
     executed: record.executed,
     upstreamStatuses,
     ...(record.cache ? { cache: record.cache } : {}),
-    outcome: !failed ? 'ok' : record.hasData ? 'partial' : 'error',
+    outcome: record.clientClosed ? 'client_closed' : !failed ? 'ok' : record.hasData ? 'partial' : 'error',
     errorCodes: record.errorCodes,
     ...(record.forwardedHeaders?.dropped.length ? { droppedHeaders: record.forwardedHeaders.dropped } : {}),
     ...(record.coordinates ? { coordinates: record.coordinates } : {}),

@@ -29,11 +29,13 @@ export function useRequestSummary({ onSummary }: RequestSummaryOptions): Plugin 
         if (records[index] && !isAsyncIterable(one)) noteAnswer(records[index], one);
       });
     },
-    onResponse: ({ response, serverContext }) => {
+    onResponse: ({ request, response, serverContext }) => {
       // One time for the operations of a batch: they are answered together.
       const now = performance.now();
       for (const record of requestRecords(serverContext)) {
         record.status = response.status;
+        // Gone before the answer was made (its upstream calls aborted, their failures its own doing, not the upstream's).
+        if (request.signal.aborted) record.clientClosed = true;
         finish(record, now);
       }
     },
@@ -71,6 +73,7 @@ function observedParts(
     if (incremental.ended) return;
     incremental.ended = true;
     incremental.complete = complete;
+    if (signal.aborted && !complete) record.clientClosed = true;
     signal.removeEventListener('abort', gone);
     finish(record);
   };

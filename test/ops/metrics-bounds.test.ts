@@ -39,7 +39,7 @@ describe('GraphQL metric series, in combination', () => {
   it('reach at most the worst case docs/operations.md states, whatever names, clients, versions and codes come', async () => {
     const listed = Array.from({ length: MAX_CLIENT_LABELS }, (_, i) => `app-${i}`);
     const metrics = createMetrics({ clientNames: listed });
-    const outcomes = ['ok', 'partial', 'error'] as const;
+    const outcomes = ['ok', 'partial', 'error', 'client_closed'] as const;
     // Operations: half again as many names as take a label, of every type, outcome, vouched or not, anonymous too.
     for (let n = 0; n < MAX_OPERATION_NAMES * 1.5; n++) {
       for (const operationType of ['query', 'mutation', 'subscription', undefined] as const) {
@@ -64,9 +64,9 @@ describe('GraphQL metric series, in combination', () => {
     const names = MAX_OPERATION_NAMES + 2; // and `anonymous`, `other`
     const pairs = 2 + 2 * listed.length + MAX_CLIENT_LABELS; // none/none, other/other, each name's none and other, the pairs
     const worst = {
-      gateway_graphql_requests_total: { series: names * 4 * 3, lines: names * 4 * 3 },
+      gateway_graphql_requests_total: { series: names * 4 * 4, lines: names * 4 * 4 },
       gateway_graphql_request_duration_seconds: { series: names, lines: names * 14 },
-      gateway_graphql_client_requests_total: { series: pairs * 3, lines: pairs * 3 },
+      gateway_graphql_client_requests_total: { series: pairs * 4, lines: pairs * 4 },
       gateway_graphql_errors_total: { series: Object.keys(ErrorCode).length + 1, lines: Object.keys(ErrorCode).length + 1 },
     };
     expect(await seriesOf(metrics.registry)).toEqual(worst);
@@ -127,7 +127,8 @@ describe("a fleet's load, in production", () => {
     );
     expect(usage).toHaveLength(4 * 20);
     expect(usage.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(4 * 10_000);
-    expect(graphql.length).toBe(100 + 100 * 14 + clients.length + usage.length);
+    // The requests, their durations (14 lines each), the clients, the usage, and the count of clients that left.
+    expect(graphql.length).toBe(100 + 100 * 14 + clients.length + usage.length + 1);
     // Was 8.4 MB in 54,245 lines; the process metrics add about 10 KB.
     expect(text.length).toBeLessThan(192 * 1024);
   });

@@ -57,6 +57,7 @@ describe('GET /metrics', () => {
       'gateway_graphql_client_requests_total{client_name="none",client_version="none",outcome="ok"} 3',
       'gateway_graphql_client_requests_total{client_name="none",client_version="none",outcome="error"} 1',
       'gateway_graphql_errors_total{code="NOT_FOUND"} 1',
+      'gateway_graphql_client_closed_total 0',
       // What each operation that ran used, the input fields of the mutation's literal input too; `{ __typename }` uses nothing.
       'gateway_graphql_field_requests_total{coordinate="ApiKey.id",client="none"} 2',
       'gateway_graphql_field_requests_total{coordinate="ApiKeyConnection.edges",client="none"} 2',
