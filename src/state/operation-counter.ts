@@ -19,14 +19,17 @@ const DEFAULTS = defaultSettings();
  *
  * A caller is its address (`trustProxyHops` back along `X-Forwarded-For`, an IP address or else the
  * connection's), and a Bearer credential is a caller of its own (its `callerKey`) once the upstream
- * has accepted it (`VouchedCallers`): until then its operations count against its address as well,
- * so that tokens the upstream refuses, or nobody checked, cannot buy fresh allowances.
+ * has accepted it (`VouchedCallers`): until then each of its operations counts against its address
+ * as well, and stays counted there unless the upstream answers it (`vouchFor`), so that tokens the
+ * upstream refuses, or nobody checked, cannot buy fresh allowances.
  */
 export class OperationCounter {
   readonly #limiter: OperationLimiter;
   readonly #trustProxyHops: number;
   readonly #vouched = new VouchedCallers();
   readonly #counted = new OperationSlot<RateDecision[] | Promise<RateDecision[]>>();
+  /** The address an operation of a caller not yet vouched for was counted against as well, until the upstream answers its credential. */
+  readonly #addressTaken = new OperationSlot<string>();
 
   constructor({ limiter, trustProxyHops = DEFAULTS.trustProxyHops }: OperationCounterOptions) {
     this.#limiter = limiter;
@@ -49,6 +52,7 @@ export class OperationCounter {
     if (counted) return counted;
     const address = `address:${addressOf(forwardedFor, remoteAddress, this.#trustProxyHops)}`;
     const callers = caller === undefined ? [address] : this.#vouched.has(caller) ? [caller] : [caller, address];
+    if (callers.length === 2) this.#addressTaken.set(record, address);
     const taken = callers.map((key) => this.#limiter.take(key, 1));
     const decisions = taken.some((decision) => decision instanceof Promise) ? Promise.all(taken) : (taken as RateDecision[]);
     this.#counted.set(record, decisions);
@@ -58,10 +62,16 @@ export class OperationCounter {
   /**
    * Vouches for the caller of an operation the upstream answered for its credential, or that was
    * answered from the read cache (the upstream's answer to this very credential, within the cache's
-   * time to live): it counts as itself from now on.
+   * time to live): it counts as itself from now on, and the operation is given back to the address
+   * it was counted against as well. So an address keeps counted only what the upstream refused and
+   * what never reached it: rotating refused tokens buys nothing, and the new callers behind one
+   * address (an office, a proxy) do not spend each other's allowance.
    */
   vouchFor(record: OperationRecord, caller: string | undefined): void {
-    if (caller !== undefined && (record.cache === 'hit' || record.acceptedByUpstream())) this.#vouched.add(caller);
+    if (caller === undefined || !(record.cache === 'hit' || record.acceptedByUpstream())) return;
+    this.#vouched.add(caller);
+    const address = this.#addressTaken.take(record);
+    if (address !== undefined) this.#limiter.giveBack(address, 1);
   }
 }
 

@@ -16,6 +16,8 @@ export interface RateDecision {
 export interface OperationLimiter {
   /** Takes `count` operations (a batch's every one) from `caller`'s allowance; at once when the count is in this process. */
   take(caller: string, count: number): RateDecision | Promise<RateDecision>;
+  /** Gives `count` operations back to `caller`'s window, if it is still the one they were taken from, never below none taken. */
+  giveBack(caller: string, count: number): void;
 }
 
 export interface LimiterSettings {
@@ -44,6 +46,13 @@ if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) left = tonumber(ARGV[3]
 return {count, left}
 `;
 
+/** A give-back: within the window the operations were taken from (the key still there), never below 0. */
+const GIVE_BACK = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if not count then return 0 end
+return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[2])))
+`;
+
 /**
  * The counters: in this process, or in Redis, where one atomic script counts for every replica, so
  * two gateways sharing one Redis enforce one limit, not two. While Redis fails (or is not connected:
@@ -57,6 +66,7 @@ export function operationLimiter(settings: LimiterSettings, link?: RedisLink): O
   if (!link) return memory;
   const limit = settings.rateLimitOperations;
   const count = link.script('vmsRateCount', 1, COUNT_IN_WINDOW);
+  const giveBack = link.script('vmsRateGiveBack', 1, GIVE_BACK);
   return {
     take: (caller, points) =>
       link.run(
@@ -67,6 +77,13 @@ export function operationLimiter(settings: LimiterSettings, link?: RedisLink): O
           return { allowed, limit, remaining: allowed ? limit - taken : 0, resetSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
         },
         () => memory.take(caller, points),
+      ),
+    // Not awaited: nothing waits for a give-back, and a failed one only leaves the count as it was.
+    giveBack: (caller, points) =>
+      void link.run(
+        'rateLimits',
+        () => giveBack([link.key('rate', caller)], [points]),
+        () => memory.giveBack(caller, points),
       ),
   };
 }
@@ -103,5 +120,10 @@ class InProcessWindows implements OperationLimiter {
       remaining: allowed ? this.#limit - window.taken : 0,
       resetSeconds: Math.max(1, Math.ceil((window.resetsAt - now) / 1000)),
     };
+  }
+
+  giveBack(caller: string, count: number): void {
+    const window = this.#windows.get(caller);
+    if (window && window.resetsAt > Date.now()) window.taken = Math.max(0, window.taken - count);
   }
 }

@@ -11,7 +11,7 @@ import { post, yogaWith } from '../support/yoga.js';
 const rateLimit = (limiter: OperationLimiter, options: { trustProxyHops?: number; maxTokens?: number } = {}) =>
   useRateLimit({ counter: new OperationCounter({ limiter, ...options }), ...options });
 
-/** A limiter that records who took how much and lets `allowance` operations through in all. */
+/** A limiter that records who took how much (a give-back as a negative count) and lets `allowance` operations through in all. */
 function limiter(allowance: number) {
   const taken: Array<[string, number]> = [];
   let left = allowance;
@@ -22,12 +22,16 @@ function limiter(allowance: number) {
       left -= count;
       return decide(left >= 0);
     },
+    giveBack: (caller, count) => {
+      taken.push([caller, -count]);
+      left += count;
+    },
   };
   return { fake, taken };
 }
 
 describe('useRateLimit', () => {
-  it('takes one operation per request from the Bearer caller, by the hash of its credential, and from its address until the upstream accepts it', async () => {
+  it('takes one operation per request from the Bearer caller, by the hash of its credential, and from its address until the upstream accepts it, then gives it back there', async () => {
     const { fake, taken } = limiter(10);
     // The operations of token-1 make an upstream call that is answered 200; token-2's are answered 401.
     const yoga = yogaWith([rateLimit(fake)], {
@@ -45,6 +49,7 @@ describe('useRateLimit', () => {
     expect(taken).toEqual([
       [one, 1],
       ['address:unknown', 1],
+      ['address:unknown', -1],
       [one, 1],
       [two, 1],
       ['address:unknown', 1],

@@ -99,6 +99,27 @@ describeInEachStore('the rate limit', (startInStore) => {
     expect(upstream.requests).toHaveLength(5);
   });
 
+  test('counts against an address only what the upstream refused or never saw: new callers behind it are served', async ({
+    start: servers,
+  }) => {
+    const { upstream, gateway } = await start(servers, { rateLimitOperations: 6 });
+    // One new caller's first page sends five queries at once, all in flight together, all answered: none stays counted against the address.
+    upstream.answer(() => ({ body: apiKeyPage(apiKeys(1)), delayMs: 100 }));
+    const first = await Promise.all(Array.from({ length: 5 }, () => post(gateway, { query: KEYS }, bearer('colleague-1'))));
+    expect(first.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    // Two more new callers behind the same address get their first answers.
+    const others = [
+      await post(gateway, { query: KEYS }, bearer('colleague-2')),
+      await post(gateway, { query: KEYS }, bearer('colleague-3')),
+    ];
+    expect(others.map((answer) => answer.status)).toEqual([200, 200]);
+    // Operations that never reached the upstream (a document that does not validate) stay counted.
+    upstream.reset();
+    for (let i = 0; i < 6; i++) await post(gateway, { query: '{ nothing }' }, bearer(`junk-${i}`));
+    expect((await post(gateway, { query: KEYS }, bearer('colleague-4'))).status).toBe(429);
+    expect(upstream.requests).toEqual([]);
+  });
+
   test('never limits { __typename }, as it never limits introspection', async ({ start: servers }) => {
     const { gateway } = await start(servers, { rateLimitOperations: 1 });
     await post(gateway, { query: KEYS });

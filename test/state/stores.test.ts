@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { callerKey } from '../../src/state/caller-key.js';
@@ -98,6 +98,22 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
       expect(refused.resetSeconds).toBeLessThanOrEqual(60);
       // Another caller has an allowance of its own.
       expect(await limiter.take(callerKey(`Bearer dave-${name}`), 1)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+
+    it('operation limits: what is given back is taken again, never more than was taken, and nothing for a window not begun', async () => {
+      const limiter = state.operationLimiter!;
+      const erin = callerKey(`Bearer erin-${name}`);
+      await limiter.take(erin, 4);
+      limiter.giveBack(erin, 3);
+      // A give-back is not awaited: the next take comes after it all the same (one connection, one process).
+      await vi.waitFor(async () => expect(await limiter.take(erin, 0)).toMatchObject({ remaining: 4 }));
+      limiter.giveBack(erin, 10);
+      await vi.waitFor(async () => expect(await limiter.take(erin, 0)).toMatchObject({ remaining: 5 }));
+      expect(await limiter.take(erin, 6)).toMatchObject({ allowed: false });
+      const frank = callerKey(`Bearer frank-${name}`);
+      limiter.giveBack(frank, 2);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await limiter.take(frank, 5)).toMatchObject({ allowed: true, remaining: 0 });
     });
   });
 }
