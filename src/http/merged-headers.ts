@@ -67,10 +67,19 @@ export function mergedHeaders(sources: readonly ReceivedHeaders[], names: readon
   return merged;
 }
 
+/** The longest wait and the longest lifetime passed on, in seconds: a day. An upstream's year-9999 date or ten-digit max-age is read as this. */
+const MAX_SECONDS = 86_400;
+
+/**
+ * A value that can be passed on as it came: sendable (`isSendableValue`) and in visible ASCII. A byte
+ * at or above 0x80 (obs-text) has no agreed encoding: passed on, it came out re-encoded.
+ */
+const readable = (value: string) => isSendableValue(value) && /^[\t\x20-\x7e]*$/.test(value);
+
 function valuesOf(source: ReceivedHeaders, name: string): string[] {
   const value = source[name];
   const values = value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
-  return values.filter(isSendableValue);
+  return values.filter(readable);
 }
 
 /** A whole number of at most 15 digits (seconds or counts), or undefined. */
@@ -89,18 +98,30 @@ function limitWithLeast(sources: readonly ReceivedHeaders[], limitName: string):
   for (const source of sources) {
     const [limit] = valuesOf(source, limitName);
     const left = count(valuesOf(source, remainingName)[0] ?? '');
-    if (limit === undefined) continue;
-    if (!chosen || (left !== undefined && left < chosen.left)) chosen = { left: left ?? Number.POSITIVE_INFINITY, limit };
+    // A limit that is no count (`NaN`, `1e309`) is no limit to pass on.
+    if (limit === undefined || count(limit) === undefined) continue;
+    if (!chosen || (left !== undefined && left < chosen.left)) chosen = { left: left ?? Number.POSITIVE_INFINITY, limit: limit.trim() };
   }
   return chosen?.limit;
 }
 
-/** Seconds to wait: delta-seconds as given, an HTTP-date as the seconds from `now` until it (0 once past). */
+/** An HTTP-date as RFC 9110 (5.6.7) has senders write it, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const HTTP_DATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** An HTTP-date in ms, or undefined for anything else: `Date.parse` alone read `Z 1` as a date. */
+function httpDate(value: string): number | undefined {
+  const trimmed = value.trim();
+  const at = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** Seconds to wait, at most a day: delta-seconds as given, an HTTP-date as the seconds from `now` until it (0 once past). */
 function secondsToWait(value: string, now: number): number | undefined {
   const seconds = count(value);
-  if (seconds !== undefined) return seconds;
-  const at = Date.parse(value);
-  return Number.isNaN(at) || !/[a-z]/i.test(value) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+  const at = seconds === undefined ? httpDate(value) : undefined;
+  const wait = seconds ?? (at === undefined ? undefined : Math.max(0, Math.ceil((at - now) / 1000)));
+  return wait === undefined ? undefined : Math.min(wait, MAX_SECONDS);
 }
 
 function longestWait(values: readonly string[], now: number): string | undefined {
@@ -111,9 +132,7 @@ function longestWait(values: readonly string[], now: number): string | undefined
 /** A date of `Deprecation` (RFC 9745: `@` and seconds since the epoch) or `Sunset` (RFC 8594: an HTTP-date), in ms. */
 function dateOf(value: string): number | undefined {
   const epoch = /^@(-?\d{1,15})$/.exec(value.trim());
-  if (epoch) return Number(epoch[1]) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) || !/[a-z]/i.test(value) ? undefined : at;
+  return epoch ? Number(epoch[1]) * 1000 : httpDate(value);
 }
 
 function earliest(values: readonly string[]): string | undefined {
@@ -143,6 +162,7 @@ function mostRestrictive(sources: readonly ReceivedHeaders[]): string {
     maxAge = Math.min(maxAge, Number(age));
   }
   if (sources.length === 0) return NO_STORE;
+  maxAge = Math.min(maxAge, MAX_SECONDS);
   return noCache ? `private, no-cache, max-age=${maxAge}` : `private, max-age=${maxAge}`;
 }
 
@@ -158,4 +178,18 @@ function linkUnion(values: readonly string[]): string | undefined {
     }
   }
   return links.length === 0 ? undefined : links.join(', ');
+}
+
+/**
+ * Headers kept with an answer, given again `ageSeconds` after they were kept: their `max-age` less
+ * that age (never below 0), as a cache that answers for the origin must (RFC 9111, 4.2.3).
+ */
+export function aged(headers: Readonly<Record<string, string>>, ageSeconds: number): Record<string, string> {
+  const cacheControl = headers['cache-control'];
+  if (cacheControl === undefined || ageSeconds <= 0) return { ...headers };
+  const left = cacheControl.replace(
+    /\bmax-age=(\d{1,10})\b/,
+    (_, seconds: string) => `max-age=${Math.max(0, Number(seconds) - ageSeconds)}`,
+  );
+  return { ...headers, 'cache-control': left };
 }

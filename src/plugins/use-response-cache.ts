@@ -94,6 +94,7 @@ export function useResponseCache({ lookups, cacheTtlMs, returnHeaders = [] }: Re
         body: JSON.stringify(result),
         operationName: record.operationName,
         headers: Object.keys(headers).length > 0 ? headers : undefined,
+        storedAt: Date.now(),
       };
       await cache.set(lookup.caller, lookup.request, answer, cacheTtlMs, lookup.generation);
     },

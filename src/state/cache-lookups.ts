@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { aged } from '../http/merged-headers.js';
 import { type OperationRecord, OperationSlot } from '../operation-record.js';
 import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.js';
 
@@ -41,11 +42,11 @@ export class CacheLookups {
   }
 }
 
-/** What a hit says of its operation, on its record: a query answered from the cache with data, under the name it ran with, giving back the headers kept with it. */
+/** What a hit says of its operation, on its record: a query answered from the cache with data, under the name it ran with, giving back the headers kept with it, aged. */
 export function noteHit(record: OperationRecord, answer: CachedAnswer): void {
   record.cache = 'hit';
   record.hasData = true;
   record.operationType = 'query';
   record.operationName = answer.operationName;
-  record.replayedHeaders = answer.headers;
+  record.replayedHeaders = answer.headers && aged(answer.headers, Math.floor((Date.now() - answer.storedAt) / 1000));
 }

@@ -1,11 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisLink, StoreScript } from './redis-link.js';
 
-/** An answer kept for a caller, with the name of the operation that gave it (a hit is logged under it) and the headers a hit gives back. */
+/** An answer kept for a caller, with the name of the operation that gave it (a hit is logged under it), the headers a hit gives back, and when it was kept. */
 export interface CachedAnswer {
   body: string;
   operationName: string | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
+  /** Date.now() when it was kept: a hit's `max-age` is what is left of it. */
+  storedAt: number;
 }
 
 /** What a lookup finds: the answer kept, if any, and the caller's generation, which an answer stored after the lookup must still be. */
@@ -68,7 +70,7 @@ export class InProcessResponseCache implements ResponseCache {
     const stored = entry?.answers.get(request);
     const answer =
       stored && stored.expires > Date.now()
-        ? { body: stored.body, operationName: stored.operationName, headers: stored.headers }
+        ? { body: stored.body, operationName: stored.operationName, headers: stored.headers, storedAt: stored.storedAt }
         : undefined;
     return { answer, generation: entry?.generation ?? FIRST_GENERATION };
   }
@@ -142,8 +144,8 @@ return redis.call('DEL', KEYS[1], KEYS[2])
 
 /**
  * The answers in Redis, three keys per caller in one slot: a hash of the answers by request
- * (`<prefix>cache:{<caller>}:answers`), each the operation's name, the headers a hit gives back (JSON)
- * and the answer, a line each; their
+ * (`<prefix>cache:{<caller>}:answers`), each the operation's name, when it was kept, the headers a
+ * hit gives back (JSON) and the answer, a line each; their
  * expiries by Redis's clock, a sorted set (`…:expiries`), which a write sheds the expired answers
  * by; and the caller's generation (`…:generation`). Lookups, writes and drops are one script each.
  * Any failure is a miss, and a write not made.
@@ -170,16 +172,23 @@ export class RedisResponseCache implements ResponseCache {
     if (!Array.isArray(found)) return { answer: undefined, generation: FAILED_LOOKUP };
     const [stored, generation] = found as [string | null, string];
     if (stored === null) return { answer: undefined, generation };
-    const [operationName, headers, ...body] = stored.split('\n');
+    const [operationName, storedAt, headers, ...body] = stored.split('\n');
+    // An entry in another layout (one an older gateway kept) is a miss, never read askew.
+    if (!/^\d{13}$/.test(storedAt ?? '')) return { answer: undefined, generation };
     return {
-      answer: { operationName: operationName || undefined, headers: headers ? JSON.parse(headers) : undefined, body: body.join('\n') },
+      answer: {
+        operationName: operationName || undefined,
+        headers: headers ? JSON.parse(headers) : undefined,
+        body: body.join('\n'),
+        storedAt: Number(storedAt),
+      },
       generation,
     };
   }
 
   async set(caller: string, request: string, answer: CachedAnswer, ttlMs: number, generation: string): Promise<void> {
     if (generation === FAILED_LOOKUP) return;
-    const stored = `${answer.operationName ?? ''}\n${answer.headers ? JSON.stringify(answer.headers) : ''}\n${answer.body}`;
+    const stored = `${answer.operationName ?? ''}\n${answer.storedAt}\n${answer.headers ? JSON.stringify(answer.headers) : ''}\n${answer.body}`;
     await this.#link.run(
       'responseCache',
       () => this.#set(this.#keys(caller), [request, stored, ttlMs, generation]),

@@ -178,6 +178,59 @@ describe('headers both ways', () => {
     });
   });
 
+  test('passes on no value it cannot read, and no wait or lifetime past a day', async ({ start }) => {
+    const pages: Array<Record<string, string>> = [
+      {
+        // A byte at or above 0x80 (obs-text), which would come out re-encoded.
+        'x-api-version': 'caf\u00e9',
+        'ratelimit-limit': 'NaN',
+        'ratelimit-remaining': '5',
+        'retry-after': 'Z 1',
+        'ratelimit-reset': '1e3',
+        'cache-control': 'max-age=9999999999',
+      },
+      {
+        'ratelimit-limit': '1e309',
+        'ratelimit-remaining': '4',
+        'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT',
+        'cache-control': 'max-age=9999999999',
+      },
+      { 'x-api-version': '2.0', 'cache-control': 'max-age=9999999999' },
+    ];
+    const { gateway } = await gatewayWith(
+      start,
+      pagesWith((index) => pages[index]!),
+    );
+    const answer = await gateway.graphql(threePages, { headers: AUTH });
+    expect(returned(answer.headers)).toEqual({
+      'ratelimit-remaining': '4',
+      'retry-after': '86400',
+      'cache-control': 'private, max-age=86400',
+      'x-api-version': '2.0',
+    });
+  });
+
+  test('gives a read cache hit the max-age its answer has left, not the one it was stored with', async ({ start }) => {
+    const { gateway } = await gatewayWith(
+      start,
+      pagesWith(() => ({ 'cache-control': 'max-age=60' })),
+      { cacheTtlMs: 60_000 },
+    );
+    const query = '{ apiKeys(first: 1) { nodes { id } } }';
+    const beforeStored = Date.now();
+    await gateway.graphql(query, { headers: AUTH });
+    const afterStored = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const beforeHit = Date.now();
+    const hit = await gateway.graphql(query, { headers: AUTH });
+    const afterHit = Date.now();
+    const maxAge = Number(/^private, max-age=(\d+)$/.exec(hit.headers.get('cache-control') ?? '')?.[1]);
+    // Its age in whole seconds lies between the least and the most time that can have passed since it was stored.
+    expect(maxAge).toBeGreaterThanOrEqual(60 - Math.floor((afterHit - beforeStored) / 1000));
+    expect(maxAge).toBeLessThanOrEqual(60 - Math.floor((beforeHit - afterStored) / 1000));
+    expect(maxAge).toBeLessThan(60);
+  });
+
   test('takes "first" in the order the calls were made, never in the order they finished', async ({ start }) => {
     // Three root fields: the first call is the slowest to answer.
     const { gateway } = await gatewayWith(start, (request, index) => ({

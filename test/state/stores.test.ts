@@ -29,13 +29,16 @@ const open = (redis: RedisSettings & { redisCommandTimeoutMs?: number } = {}) =>
 const alice = callerKey('Bearer alice-token');
 const bob = callerKey('Bearer bob-token');
 
+/** When the tests' answers were kept: found again as it was given. */
+const STORED_AT = 1_767_225_600_000;
+
 /** The body kept for a caller's request, as a lookup finds it. */
 const cached = async (cache: ResponseCache, caller: string, request: string) => (await cache.get(caller, request)).answer?.body;
 
 /** Stores an answer as the read cache does: under the generation its lookup found. */
 async function store(cache: ResponseCache, caller: string, request: string, body: string, ttlMs: number) {
   const { generation } = await cache.get(caller, request);
-  await cache.set(caller, request, { body, operationName: undefined }, ttlMs, generation);
+  await cache.set(caller, request, { body, operationName: undefined, storedAt: STORED_AT }, ttlMs, generation);
 }
 
 function contract(name: string, make: () => Promise<{ state: SharedState; close(): Promise<void> }>) {
@@ -71,11 +74,17 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
       const cache = state.responseCache!;
       const before = await cache.get(alice, 'raced');
       await cache.dropCaller(alice);
-      await cache.set(alice, 'raced', { body: 'read before the drop', operationName: undefined }, 60_000, before.generation);
+      await cache.set(
+        alice,
+        'raced',
+        { body: 'read before the drop', operationName: undefined, storedAt: STORED_AT },
+        60_000,
+        before.generation,
+      );
       expect(await cached(cache, alice, 'raced')).toBeUndefined();
       const after = await cache.get(alice, 'raced');
-      await cache.set(alice, 'raced', { body: 'read after it', operationName: 'Keys' }, 60_000, after.generation);
-      expect((await cache.get(alice, 'raced')).answer).toEqual({ body: 'read after it', operationName: 'Keys' });
+      await cache.set(alice, 'raced', { body: 'read after it', operationName: 'Keys', storedAt: STORED_AT }, 60_000, after.generation);
+      expect((await cache.get(alice, 'raced')).answer).toEqual({ body: 'read after it', operationName: 'Keys', storedAt: STORED_AT });
       // Another caller's generation is its own.
       await store(cache, bob, 'raced', 'bob', 60_000);
       expect(await cached(cache, bob, 'raced')).toBe('bob');
@@ -183,7 +192,13 @@ function whatOnlyRedisDoes(redis: () => SharedRedis, connected: () => Promise<Sh
       // A drop through one replica is seen by a write through the other that looked up before it.
       const before = await one.responseCache!.get(alice, 'raced');
       await two.responseCache!.dropCaller(alice);
-      await one.responseCache!.set(alice, 'raced', { body: 'stale', operationName: undefined }, 60_000, before.generation);
+      await one.responseCache!.set(
+        alice,
+        'raced',
+        { body: 'stale', operationName: undefined, storedAt: STORED_AT },
+        60_000,
+        before.generation,
+      );
       expect(await cached(two.responseCache!, alice, 'raced')).toBeUndefined();
     } finally {
       await Promise.all([one.close(), two.close()]);
