@@ -5,7 +5,7 @@
  * gateway counted, and removals are held to the deprecation lifecycle. No network.
  *
  *   npm run schema:breaking -- --base <old schema.graphql> [--next <new schema.graphql>]
- *     --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json]
+ *     --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json] [--out <file>]
  *
  * Exit 0: no breaking change, or only ones nothing uses ("safe: unused"). Exit 1: a registered
  * operation no longer validates, a breaking change is used by a registered operation or by
@@ -17,7 +17,17 @@ import { type GraphQLSchema, getNamedType, isEnumType, isInputObjectType, isInte
 import { argumentCoordinate, coordinatesByNode, fieldCoordinate, operationCoordinates } from '../src/field-usage.js';
 import { deprecationOf } from '../src/schema/deprecation.js';
 import { type ClientManifest, type RegisteredOperation, readClientManifest } from './client-manifests.js';
-import { type CommandResult, changeCoordinate, codeSchema, InputError, readSchema, runAsScript, schemaChanges } from './schema-changes.js';
+import {
+  type CommandResult,
+  changeCoordinate,
+  codeSchema,
+  InputError,
+  plural,
+  readSchema,
+  runAsScript,
+  schemaChanges,
+  writeOutput,
+} from './schema-changes.js';
 import { readUsageFile, type UsageCounts } from './usage-file.js';
 
 export const REPORT_FORMAT = 'vms-gateway-schema-breaking';
@@ -222,7 +232,6 @@ function removedDeprecation(change: Change, base: BreakingInput['base']): Breaki
   return notice ? { reason: notice.reason, sunset: notice.sunset ?? null } : null;
 }
 
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 const operationLine = (operation: OperationRef) => `${operation.name} (${operation.hash}) in ${operation.manifest}`;
 
 /** The report as people read it. */
@@ -283,7 +292,7 @@ function verdictOf(report: BreakingReport): string {
 }
 
 const USAGE =
-  'usage: npm run schema:breaking -- --base <old schema.graphql> [--next <new schema.graphql>] --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json]';
+  'usage: npm run schema:breaking -- --base <old schema.graphql> [--next <new schema.graphql>] --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json] [--out <file>]';
 
 interface Options {
   base: string;
@@ -292,6 +301,8 @@ interface Options {
   usage: string | undefined;
   minRequests: number;
   json: boolean;
+  /** Where the report goes instead of standard output. */
+  out: string | undefined;
 }
 
 /** The options, `--manifest` taking one or more files (`--manifest a.json b.json`, or repeated). */
@@ -326,6 +337,7 @@ export function optionsOf(argv: string[]): Options {
     usage: values.usage,
     minRequests: Number(minRequests),
     json: values.json ?? false,
+    out: values.out,
   };
 }
 
@@ -341,6 +353,7 @@ const parseWith = (argv: string[]) =>
       usage: { type: 'string' },
       'min-requests': { type: 'string' },
       json: { type: 'boolean' },
+      out: { type: 'string' },
     },
   });
 
@@ -355,7 +368,9 @@ export async function runSchemaBreaking(argv: string[], today = new Date().toISO
     const manifests = options.manifests.map(readClientManifest);
     const usage = options.usage === undefined ? undefined : { file: options.usage, counts: readUsageFile(options.usage) };
     const report = await checkBreaking({ base, next, manifests, usage, minRequests: options.minRequests, today });
-    const stdout = options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report);
+    const text = options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report);
+    if (options.out !== undefined) writeOutput(options.out, text);
+    const stdout = options.out === undefined ? text : `schema:breaking: wrote ${options.out}: ${verdictOf(report)}\n`;
     return { code: report.result === 'pass' ? 0 : 1, stdout, stderr: '' };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

@@ -4,10 +4,11 @@
  * between two schemas (`npm run schema:diff`, `npm run schema:breaking`), each at the schema
  * coordinate it changes.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type Change, diff, type Rule } from '@graphql-inspector/core';
 import { buildSchema, type GraphQLSchema, printSchema, validateSchema } from 'graphql';
+import { type ParseError, parseTree } from 'jsonc-parser';
 import { argumentCoordinate, directiveCoordinate, fieldCoordinate } from '../src/field-usage.js';
 
 /** A file the command cannot use: it exits 2 with the file and the reason. */
@@ -22,15 +23,43 @@ export function readInput(file: string): string {
   }
 }
 
-/** A JSON file's value; a file that is not JSON says so, without JSON.parse's message, which quotes the file. */
+/** The longest part of a file's line that an error shows. */
+const SHOWN_LINE_LENGTH = 60;
+
+/**
+ * A JSON file's value. A file that is not JSON is refused with its first line that is not, cut
+ * short (jsonc-parser finds where: JSON.parse says no more than a token for most mistakes). npm
+ * prints a banner on standard output before a script's own output, so a file redirected from
+ * `npm run` starts with one: the error says how to write the file instead.
+ */
 export function readJson(file: string): unknown {
   const text = readInput(file);
   try {
     return JSON.parse(text);
   } catch {
-    throw new InputError(`${file}: not JSON.`);
+    const errors: ParseError[] = [];
+    parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    // A file cut short is wrong where it ends: on its last line with text, not after it.
+    const offset = Math.min(errors[0]?.offset ?? 0, text.trimEnd().length);
+    const number = text.slice(0, offset).split('\n').length;
+    const line = text.split('\n')[number - 1]!.replace(/\r$/, '');
+    const shown = line.length > SHOWN_LINE_LENGTH ? `${line.slice(0, SHOWN_LINE_LENGTH)}…` : line;
+    const banner = line.startsWith('> ') ? " (npm's banner: write the file with --out)" : '';
+    throw new InputError(`${file}: not JSON, line ${number}: ${JSON.stringify(shown)}${banner}.`);
   }
 }
+
+/** Writes a command's output to `file` (its `--out`); a file that cannot be written names its system error code. */
+export function writeOutput(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    throw new InputError(`${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+  }
+}
+
+/** `1 file`, `2 files`. */
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** What a command does, as its exit code and what it prints, so that tests run it in process. */
 export interface CommandResult {

@@ -1,14 +1,15 @@
 /**
- * `npm run schema:usage -- <metrics URL or file>... > usage.json`: the usage file that
+ * `npm run schema:usage -- <metrics URL or file>... --out usage.json`: the usage file that
  * `npm run schema:breaking -- --usage` reads, made of the gateway's field-usage counter
  * (`FIELD_USAGE_METRIC` in src/field-usage.ts). Each source is a `/metrics` scrape of one gateway
  * (Prometheus' text format) or the answer of Prometheus' query API to a query that keeps the
  * counter's `coordinate` and `client` labels (docs/schema.md has it); counts of several sources
  * are added up.
  */
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { FIELD_USAGE_METRIC, SCHEMA_COORDINATE } from '../src/field-usage.js';
-import { type CommandResult, InputError, readInput, runAsScript } from './schema-changes.js';
+import { type CommandResult, InputError, plural, readInput, runAsScript, writeOutput } from './schema-changes.js';
 import { type UsageCounts, usageFileText } from './usage-file.js';
 
 /** One count of the counter: a sample of a scrape or a series of a query's answer. */
@@ -156,11 +157,36 @@ async function fetched(url: string): Promise<string> {
   return response.text();
 }
 
-export async function runSchemaUsage(sources: string[]): Promise<CommandResult> {
+const USAGE = 'usage: npm run schema:usage -- <metrics URL or file>... [--out <usage.json>]';
+
+/** The sources, and the file to write the usage file to (standard output without `--out`). */
+function optionsOf(argv: string[]): { sources: string[]; out: string | undefined } {
+  let parsed: ReturnType<typeof parseWith>;
   try {
-    if (sources.length === 0) throw new InputError('usage: npm run schema:usage -- <metrics URL or file>... > usage.json');
+    parsed = parseWith(argv);
+  } catch (error) {
+    throw new InputError(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (parsed.positionals.length === 0) throw new InputError(USAGE);
+  return { sources: parsed.positionals, out: parsed.values.out };
+}
+
+const parseWith = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
+
+export async function runSchemaUsage(argv: string[]): Promise<CommandResult> {
+  try {
+    const { sources, out } = optionsOf(argv);
     const samples = (await Promise.all(sources.map(samplesOf))).flat();
-    return { code: 0, stdout: usageFileText(usageOf(samples)), stderr: '' };
+    const counts = usageOf(samples);
+    if (out === undefined) return { code: 0, stdout: usageFileText(counts), stderr: '' };
+    writeOutput(out, usageFileText(counts));
+    const clients = new Set(Object.values(counts).flatMap((byClient) => Object.keys(byClient)));
+    const coordinates = Object.keys(counts).length;
+    return {
+      code: 0,
+      stdout: `schema:usage: wrote ${out}: ${plural(coordinates, 'coordinate')}, ${plural(clients.size, 'client')}.\n`,
+      stderr: '',
+    };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return { code: 2, stdout: '', stderr: `schema:usage: ${error.message}\n` };

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { ruleFile } from '../../scripts/rule-file.js';
+import { runDocumentedCommands } from '../support/documented-command.js';
 import { container, PROMETHEUS_JOB } from '../support/manifests.js';
 import { anchorsOf, sectionOf } from '../support/markdown.js';
 import { describeWithPrometheus, PROMTOOL } from '../support/prometheus.js';
@@ -139,4 +140,11 @@ it('every alert has a runbook of its own in docs/operations.md: what it means, h
       ['**What it means.**', '**How to confirm.**', '**What to do.**'],
     ]);
   }
+});
+
+it('is written as a plain rule file by the command docs/operations.md prints, as printed', async () => {
+  const [command] = /`(\.\/run npx tsx scripts\/rule-file\.ts > vms-graphql-gateway\.rules\.yml)`/.exec(OPERATIONS)!.slice(1);
+  const { runs, files } = await runDocumentedCommands([command!], ['vms-graphql-gateway.rules.yml']);
+  expect([runs[0]!.code, runs[0]!.stderr]).toEqual([0, '']);
+  expect(files['vms-graphql-gateway.rules.yml']).toBe(ruleFile());
 });

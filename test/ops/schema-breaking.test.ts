@@ -7,6 +7,7 @@ import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_USAGE_METRIC } from '../../src/field-usage.js';
 import { appFolder, ROOT } from '../support/app-folder.js';
+import { runDocumentedCommands } from '../support/documented-command.js';
 import { describeWithPrometheus, startPrometheus } from '../support/prometheus.js';
 
 /**
@@ -18,6 +19,27 @@ import { describeWithPrometheus, startPrometheus } from '../support/prometheus.j
  */
 const execute = promisify(execFile);
 const SCHEMA = await readFile(join(ROOT, 'schema.graphql'), 'utf8');
+const DOCS = await readFile(join(ROOT, 'docs/schema.md'), 'utf8');
+const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+/** The lines of docs/schema.md's shell blocks that hold `text`: the commands it prints. */
+const printed = (text: string) =>
+  [...DOCS.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n')).filter((line) => line.includes(text));
+
+/** A server that answers every request with /metrics as a gateway that counted `uses` writes it. */
+async function metricsServer(uses: [coordinate: string, client: string, count: number][]): Promise<Server> {
+  const registry = new Registry();
+  const counter = new Counter({ ...FIELD_USAGE_METRIC, labelNames: [...FIELD_USAGE_METRIC.labelNames], registers: [registry] });
+  for (const [coordinate, client, count] of uses) counter.inc({ coordinate, client }, count);
+  const server = createServer(async (_request, response) => {
+    response.setHeader('content-type', registry.contentType);
+    response.end(await registry.metrics());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+const closing = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
 /** What each case removes from the base, by the lines that declare it. */
 const ON_THEIR_WAY_OUT = {
@@ -245,6 +267,60 @@ Failed: 1 removal without deprecation; 1 removal before its sunset date.
   });
 });
 
+describe('the commands docs/schema.md prints that write a file', () => {
+  it('write the usage file of two gateways, and the JSON report of schema:breaking on it, each a file its reader takes', async ({
+    onTestFinished,
+  }) => {
+    const gateways = [
+      await metricsServer([
+        ['ApiKey.name', 'web', 3],
+        ['UserRole.ADMIN', 'admin-console', 1],
+      ]),
+      await metricsServer([['ApiKey.name', 'web', 2]]),
+    ];
+    onTestFinished(async () => {
+      await Promise.all(gateways.map(closing));
+    });
+    const [scrapes] = printed('http://gateway-1:9464/metrics');
+    const [report] = printed('--json --out report.json');
+    expect([scrapes, report]).toEqual([expect.stringContaining('--out usage.json'), expect.stringContaining('--usage usage.json')]);
+    const { runs, files } = await runDocumentedCommands(
+      [scrapes!.replace('http://gateway-1:9464', urlOf(gateways[0]!)).replace('http://gateway-2:9464', urlOf(gateways[1]!)), report!],
+      ['usage.json', 'report.json'],
+    );
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, said: stdout.trim().split('\n').at(-1), stderr }))).toEqual([
+      { code: 0, said: 'schema:usage: wrote usage.json: 2 coordinates, 2 clients.', stderr: '' },
+      { code: 0, said: 'schema:breaking: wrote report.json: Passed: no breaking change.', stderr: '' },
+    ]);
+    expect(JSON.parse(files['usage.json']!)).toEqual({
+      format: 'vms-gateway-field-usage',
+      version: 1,
+      coordinates: { 'ApiKey.name': { web: 5 }, 'UserRole.ADMIN': { 'admin-console': 1 } },
+    });
+    expect(JSON.parse(files['report.json']!)).toMatchObject({
+      format: 'vms-gateway-schema-breaking',
+      result: 'pass',
+      base: 'schema.graphql',
+      usage: { file: 'usage.json', minRequests: 1 },
+      manifests: [{ file: 'examples/generated/persisted-documents.json', format: 'graphql-codegen-persisted-documents' }],
+      breakingChanges: [],
+    });
+  });
+
+  it('names the first line that is not JSON of a file redirected from npm, banner included', async ({ onTestFinished }) => {
+    const gateway = await metricsServer([['ApiKey.name', 'web', 1]]);
+    onTestFinished(() => closing(gateway));
+    const redirected = join(app.path, 'redirected-usage.json');
+    const [written] = (await runDocumentedCommands([`./run npm run schema:usage -- ${urlOf(gateway)}/metrics > ${redirected}`], [])).runs;
+    expect(written!.code).toBe(0);
+    const { code, stderr } = await breaking(['retired'], '--usage', redirected);
+    expect({ code, stderr }).toEqual({
+      code: 2,
+      stderr: `schema:breaking: ${redirected}: not JSON, line 2: "> vms-graphql-gateway@${version} schema:usage" (npm's banner: write the file with --out).\n`,
+    });
+  });
+});
+
 describe("the example client's Apollo manifest", () => {
   it('is what Apollo’s generator writes for examples/operations now (npm run schema:write)', async () => {
     const examples = await appFolder();
@@ -299,17 +375,17 @@ describeWithPrometheus('schema:usage from Prometheus', () => {
     // Started in the test, which startPrometheus's wait for it to be ready (expect.poll) needs.
     const prometheus = await startPrometheus({ job: 'gateway', targets: [`127.0.0.1:${address.port}`] });
     onTestFinished(() => prometheus.close());
-    const docs = await readFile(join(ROOT, 'docs/schema.md'), 'utf8');
-    const query = /'http:\/\/prometheus:9090(\/api\/v1\/query\?query=[^']+)'/.exec(docs)![1]!;
+    const [command] = printed('http://prometheus:9090/api/v1/query?');
+    const query = /'http:\/\/prometheus:9090(\/api\/v1\/query\?query=[^']+)'/.exec(command!)![1]!;
     const url = `${prometheus.url}${query}`;
     const counted = async () => {
       const answer = (await (await fetch(url)).json()) as { data: { result: { value: [number, string] }[] } };
       return answer.data.result.filter((series) => Number(series.value[1]) > 0).length;
     };
     await expect.poll(counted, { timeout: 30_000, interval: 500 }).toBe(2);
-    const { code, stdout, stderr } = await script('schema-usage', [url]);
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const { coordinates } = JSON.parse(stdout) as { coordinates: Record<string, Record<string, number>> };
+    const { runs, files } = await runDocumentedCommands([command!.replace('http://prometheus:9090', prometheus.url)], ['usage.json']);
+    expect({ code: runs[0]!.code, stderr: runs[0]!.stderr }).toEqual({ code: 0, stderr: '' });
+    const { coordinates } = JSON.parse(files['usage.json']!) as { coordinates: Record<string, Record<string, number>> };
     expect(Object.entries(coordinates).map(([coordinate, clients]) => [coordinate, Object.keys(clients)])).toEqual([
       ['ApiKey.name', ['web']],
       ['UserRole.ADMIN', ['admin-console']],

@@ -230,7 +230,14 @@ describe('schema:breaking, the files it refuses', () => {
     );
     expect(await refusal('--base', base, '--manifest', missing)).toBe(`schema:breaking: ${missing}: cannot be read (ENOENT).\n`);
     expect(await refusal('--base', base, '--manifest', file('truncated.json', '{"sha256:aa": "query'))).toBe(
-      `schema:breaking: ${folder}/truncated.json: not JSON.\n`,
+      `schema:breaking: ${folder}/truncated.json: not JSON, line 1: "{\\"sha256:aa\\": \\"query".\n`,
+    );
+    expect(await refusal('--base', base, '--manifest', file('trailing.json', `{\n  "sha256:aa": "${KEYS}",\n}\n`))).toBe(
+      `schema:breaking: ${folder}/trailing.json: not JSON, line 3: "}".\n`,
+    );
+    const long = `{"sha256:aa": "${'x'.repeat(100)}"} and more`;
+    expect(await refusal('--base', base, '--manifest', file('long.json', `\n\n${long}\n`))).toBe(
+      `schema:breaking: ${folder}/long.json: not JSON, line 3: ${JSON.stringify(`${long.slice(0, 60)}…`)}.\n`,
     );
     expect(await refusal('--base', base, '--manifest', file('list.json', '["query { __typename }"]'))).toBe(
       `schema:breaking: ${folder}/list.json: neither an Apollo persisted query manifest nor a graphql-codegen one (an object of hashes to documents).\n`,
@@ -269,7 +276,7 @@ describe('schema:breaking, the files it refuses', () => {
 
   it('exits 2 with the usage for options it cannot use', async () => {
     const usageLine =
-      'usage: npm run schema:breaking -- --base <old schema.graphql> [--next <new schema.graphql>] --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json]';
+      'usage: npm run schema:breaking -- --base <old schema.graphql> [--next <new schema.graphql>] --manifest <file>... [--usage <usage.json>] [--min-requests N] [--json] [--out <file>]';
     expect(await run('--manifest', keys)).toEqual({ code: 2, stdout: '', stderr: `schema:breaking: --base is required.\n${usageLine}\n` });
     expect(await run('--base', base)).toEqual({ code: 2, stdout: '', stderr: `schema:breaking: --manifest is required.\n${usageLine}\n` });
     expect(await run('--base', base, keys)).toEqual({

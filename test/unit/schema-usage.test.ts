@@ -111,7 +111,7 @@ describe('schema:usage', () => {
     expect(await runSchemaUsage([])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'schema:usage: usage: npm run schema:usage -- <metrics URL or file>... > usage.json\n',
+      stderr: 'schema:usage: usage: npm run schema:usage -- <metrics URL or file>... [--out <usage.json>]\n',
     });
   });
 
