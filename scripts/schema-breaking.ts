@@ -199,13 +199,14 @@ function placesTaking(input: string, schema: GraphQLSchema, seen = new Set<strin
 
 /** Per client, the most operations any one of the coordinates counted: a lower bound of the operations that used them. */
 function requestsFor(affects: string[], counts: UsageCounts): { total: number; clients: Record<string, number> } {
-  const clients: Record<string, number> = {};
-  for (const [coordinate, byClient] of Object.entries(counts)) {
+  const clients = new Map<string, number>();
+  for (const [coordinate, byClient] of counts) {
     if (!affects.some((affected) => covers(affected, coordinate))) continue;
-    for (const [client, count] of Object.entries(byClient)) clients[client] = Math.max(clients[client] ?? 0, count);
+    for (const [client, count] of byClient) clients.set(client, Math.max(clients.get(client) ?? 0, count));
   }
-  const sorted = Object.fromEntries(Object.entries(clients).sort(([a], [b]) => compare(a, b)));
-  return { total: Object.values(clients).reduce((sum, count) => sum + count, 0), clients: sorted };
+  // Object.fromEntries defines each client as the object's own key, `__proto__` too.
+  const sorted = Object.fromEntries([...clients].sort(([a], [b]) => compare(a, b)));
+  return { total: [...clients.values()].reduce((sum, count) => sum + count, 0), clients: sorted };
 }
 
 /**

@@ -57,7 +57,8 @@ export function samplesOfScrape(source: string, text: string): Sample[] {
 
 /** The label set `{name="value",…}` at the start of `text` (none when it does not start with `{`), with the escapes `\\`, `\"` and `\n`. */
 function labelsOf(where: string, text: string): { labels: Record<string, string>; rest: string } {
-  const labels: Record<string, string> = {};
+  // Keyed by the scrape's label names: no prototype to write into or read from.
+  const labels: Record<string, string> = Object.create(null);
   if (!text.startsWith('{')) return { labels, rest: text };
   let at = 1;
   const fail = (): never => {
@@ -123,10 +124,10 @@ function sampleOf(where: string, coordinate: string | undefined, client: string 
  * PromQL's `increase` extrapolates, is rounded up: any increase at all is a use.
  */
 export function usageOf(samples: Sample[]): UsageCounts {
-  const counts: UsageCounts = {};
+  const counts: UsageCounts = new Map();
   for (const { coordinate, client, value } of samples) {
-    counts[coordinate] ??= {};
-    counts[coordinate][client] = (counts[coordinate][client] ?? 0) + Math.ceil(value);
+    const clients = counts.get(coordinate) ?? counts.set(coordinate, new Map()).get(coordinate)!;
+    clients.set(client, (clients.get(client) ?? 0) + Math.ceil(value));
   }
   return counts;
 }
@@ -180,8 +181,8 @@ export async function runSchemaUsage(argv: string[]): Promise<CommandResult> {
     const counts = usageOf(samples);
     if (out === undefined) return { code: 0, stdout: usageFileText(counts), stderr: '' };
     writeOutput(out, usageFileText(counts));
-    const clients = new Set(Object.values(counts).flatMap((byClient) => Object.keys(byClient)));
-    const coordinates = Object.keys(counts).length;
+    const clients = new Set([...counts.values()].flatMap((byClient) => [...byClient.keys()]));
+    const coordinates = counts.size;
     return {
       code: 0,
       stdout: `schema:usage: wrote ${out}: ${plural(coordinates, 'coordinate')}, ${plural(clients.size, 'client')}.\n`,

@@ -218,6 +218,49 @@ Failed: 1 breaking change used by traffic.
 `);
   });
 
+  it.for(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'web'])(
+    'fails a removal that traffic of a client named %s uses, read from the usage file like any other name',
+    async (client) => {
+      const usage = join(app.path, `usage-of-${client}.json`);
+      await writeFile(
+        usage,
+        `{"format": "vms-gateway-field-usage", "version": 1, "coordinates": {"ApiKey.retired": {${JSON.stringify(client)}: 100}}}`,
+      );
+      const used = await breaking(['retired'], '--usage', usage);
+      expect({ code: used.code, stderr: used.stderr }).toEqual({ code: 1, stderr: '' });
+      expect(used.stdout).toContain(`    used by traffic: 100 requests (${client}: 100)\n`);
+    },
+  );
+
+  it('counts coordinates and clients that share a name with what every object has, from a scrape to the report', async () => {
+    const family = FIELD_USAGE_METRIC.name;
+    const sample = (coordinate: string, client: string, count: number) =>
+      `${family}{coordinate="${coordinate}",client="${client}"} ${count}`;
+    await app.write(
+      'prototype-metrics.txt',
+      [
+        `# TYPE ${family} counter`,
+        sample('__proto__', 'web', 2),
+        sample('ApiKey.retired', 'constructor', 3),
+        sample('ApiKey.retired', '__proto__', 4),
+        sample('ApiKey.retired', 'toString', 1),
+        sample('ApiKey.retired', 'toString', 1),
+        '',
+      ].join('\n'),
+    );
+    const usage = join(app.path, 'prototype-usage.json');
+    const written = await script('schema-usage', [join(app.path, 'prototype-metrics.txt'), '--out', usage]);
+    expect({ code: written.code, stderr: written.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(await readFile(usage, 'utf8'))).toEqual(
+      JSON.parse(
+        '{"format": "vms-gateway-field-usage", "version": 1, "coordinates": {"ApiKey.retired": {"__proto__": 4, "constructor": 3, "toString": 2}, "__proto__": {"web": 2}}}',
+      ),
+    );
+    const used = await breaking(['retired'], '--usage', usage);
+    expect(used.code).toBe(1);
+    expect(used.stdout).toContain('    used by traffic: 9 requests (__proto__: 4, constructor: 3, toString: 2)\n');
+  });
+
   it('refuses a removal without deprecation, or before its sunset, that nothing uses', async () => {
     const { code, stdout, heading } = await breaking(['alias', 'nickname']);
     expect(code).toBe(1);

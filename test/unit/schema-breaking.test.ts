@@ -272,6 +272,16 @@ describe('schema:breaking, the files it refuses', () => {
     expect(await refusal('--base', base, '--manifest', keys, '--usage', usage({ 'ApiKey.name': { web: -1 } }))).toBe(
       `schema:breaking: ${folder}/usage.json: not a vms-gateway-field-usage file, version 1 (coordinates > ApiKey.name > web: Too small: expected number to be >=0).\n`,
     );
+    const prototypeClient = file(
+      'prototype-usage.json',
+      '{"format": "vms-gateway-field-usage", "version": 1, "coordinates": {"ApiKey.name": {"__proto__": "many"}}}',
+    );
+    expect(await refusal('--base', base, '--manifest', keys, '--usage', prototypeClient)).toBe(
+      `schema:breaking: ${prototypeClient}: not a vms-gateway-field-usage file, version 1 (coordinates > ApiKey.name > __proto__: Invalid input: expected number, received string).\n`,
+    );
+    expect(await refusal('--base', base, '--manifest', keys, '--usage', usage({ 'ApiKey.name': [] } as never))).toBe(
+      `schema:breaking: ${folder}/usage.json: not a vms-gateway-field-usage file, version 1 (coordinates > ApiKey.name: Invalid input: expected an object).\n`,
+    );
   });
 
   it('exits 2 with the usage for options it cannot use', async () => {
