@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { FIELD_USAGE_METRIC, SCHEMA_COORDINATE } from '../src/field-usage.js';
 import { type CommandResult, InputError, plural, readInput, runAsScript, writeOutput } from './schema-changes.js';
-import { type UsageCounts, usageFileText } from './usage-file.js';
+import { type UsageCounts, usageCount, usageFileText } from './usage-file.js';
 
 /** One count of the counter: a sample of a scrape or a series of a query's answer. */
 interface Sample {
@@ -121,13 +121,20 @@ function sampleOf(where: string, coordinate: string | undefined, client: string 
 
 /**
  * The counts of all sources added up, per coordinate and client. A count that is not whole, as
- * PromQL's `increase` extrapolates, is rounded up: any increase at all is a use.
+ * PromQL's `increase` extrapolates, is rounded up: any increase at all is a use. A sum the usage
+ * file cannot hold (`usageCount`) is an error, never a file that schema:breaking would refuse.
  */
 export function usageOf(samples: Sample[]): UsageCounts {
   const counts: UsageCounts = new Map();
   for (const { coordinate, client, value } of samples) {
     const clients = counts.get(coordinate) ?? counts.set(coordinate, new Map()).get(coordinate)!;
-    clients.set(client, (clients.get(client) ?? 0) + Math.ceil(value));
+    const sum = (clients.get(client) ?? 0) + Math.ceil(value);
+    if (!usageCount.safeParse(sum).success) {
+      throw new InputError(
+        `the count of ${coordinate} by ${JSON.stringify(client)} adds up to more than ${Number.MAX_SAFE_INTEGER}, more than a usage file holds.`,
+      );
+    }
+    clients.set(client, sum);
   }
   return counts;
 }
@@ -150,9 +157,7 @@ async function fetched(url: string): Promise<string> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw new InputError(
-      `${url}: cannot be fetched (${((error as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? (error as Error).name}).`,
-    );
+    throw new InputError(`${url}: cannot be fetched (${whyNotFetched(error)}).`);
   }
   if (!response.ok) throw new InputError(`${url}: answered HTTP ${response.status}.`);
   return response.text();
@@ -173,6 +178,21 @@ function optionsOf(argv: string[]): { sources: string[]; out: string | undefined
 }
 
 const parseWith = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
+
+/**
+ * Why fetch failed, in a word: its TypeError says only "fetch failed", so the system error code of
+ * its cause (ECONNREFUSED, ENOTFOUND, through an AggregateError of the addresses tried), else the
+ * cause's own message (fetch refuses some ports itself: "bad port"), else the error's name
+ * (TimeoutError).
+ */
+function whyNotFetched(error: unknown): string {
+  const causes: unknown[] = [];
+  for (let at: unknown = error; at instanceof Error && causes.length < 8; at = at.cause) causes.push(at);
+  const coded = causes.flatMap((cause) => [cause, ...(cause instanceof AggregateError ? cause.errors : [])]);
+  const code = coded.map((cause) => (cause as NodeJS.ErrnoException).code).find((value) => typeof value === 'string');
+  const innermost = causes.at(-1) as Error | undefined;
+  return code ?? (causes.length > 1 && innermost?.message ? innermost.message : (innermost?.name ?? String(error)));
+}
 
 export async function runSchemaUsage(argv: string[]): Promise<CommandResult> {
   try {

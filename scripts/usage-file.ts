@@ -26,10 +26,13 @@ const mapOf = <V extends z.ZodType>(key: z.ZodType<string>, value: V) =>
     z.map(key, value, 'Invalid input: expected an object'),
   );
 
+/** A count of operations: a whole number JSON holds exactly, so no larger than Number.MAX_SAFE_INTEGER. */
+export const usageCount = z.number().int().nonnegative();
+
 const usageFile = z.object({
   format: z.literal(USAGE_FORMAT),
   version: z.literal(1),
-  coordinates: mapOf(z.string(), mapOf(z.string().min(1), z.number().int().nonnegative())),
+  coordinates: mapOf(z.string(), mapOf(z.string().min(1), usageCount)),
 });
 
 export function readUsageFile(file: string): UsageCounts {

@@ -310,6 +310,46 @@ Failed: 1 removal without deprecation; 1 removal before its sunset date.
   });
 });
 
+describe('schema:usage, refusing what it cannot count', () => {
+  const TYPE = `# TYPE ${FIELD_USAGE_METRIC.name} counter`;
+  const sample = (count: string) => `${FIELD_USAGE_METRIC.name}{coordinate="ApiKey.retired",client="web"} ${count}`;
+
+  it('exits 2 for counts that add up past what a usage file holds, rather than write one schema:breaking refuses', async () => {
+    const sources = await Promise.all(
+      ['1.7e308', '1.7e308', '9007199254740991', '1'].map(async (count, index) => {
+        await app.write(`huge-${index}.txt`, `${TYPE}\n${sample(count)}\n`);
+        return join(app.path, `huge-${index}.txt`);
+      }),
+    );
+    const out = join(app.path, 'huge-usage.json');
+    for (const pair of [sources.slice(0, 2), sources.slice(2)]) {
+      expect(await script('schema-usage', [...pair, '--out', out])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'schema:usage: the count of ApiKey.retired by "web" adds up to more than 9007199254740991, more than a usage file holds.\n',
+      });
+    }
+    await expect(readFile(out, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('names the error code of a URL it cannot fetch, or why fetch refused it', async () => {
+    const closed = await metricsServer([]);
+    const url = `${urlOf(closed)}/metrics`;
+    await closing(closed);
+    expect(await script('schema-usage', [url])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `schema:usage: ${url}: cannot be fetched (ECONNREFUSED).\n`,
+    });
+    // X11's port, which fetch refuses to connect to at all (the Fetch standard's "bad port").
+    expect(await script('schema-usage', ['http://127.0.0.1:6000/metrics'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'schema:usage: http://127.0.0.1:6000/metrics: cannot be fetched (bad port).\n',
+    });
+  });
+});
+
 describe('the commands docs/schema.md prints that write a file', () => {
   it('write the usage file of two gateways, and the JSON report of schema:breaking on it, each a file its reader takes', async ({
     onTestFinished,
