@@ -21,8 +21,11 @@ export function renderConfiguration(): string {
     '<!-- Generated from src/config/settings.ts by `./run npm run docs:write`; edit the table there, not this file. -->',
     '',
     'The gateway reads only environment variables, each of them optional. A value that does not parse,',
-    'or an empty one, stops start-up with exit status 1 and one line naming the variable:',
-    '`Invalid configuration: PORT must be a port number from 0 to 65535.` Unset the variable to take its default.',
+    'or an empty one, stops start-up with exit status 1 and a line naming the variable, one for each such',
+    'variable: `Invalid configuration: PORT must be a port number from 0 to 65535.` Unset the variable to',
+    'take its default. `node dist/main.js --check-config` checks them without starting, and prints each',
+    'setting as the gateway would run with it, secrets `[redacted]`',
+    '([operations](operations.md#what-the-process-says-about-itself)).',
     '',
   ];
   for (const [section, title] of Object.entries(SECTIONS)) {
@@ -37,7 +40,7 @@ export function renderConfiguration(): string {
   lines.push(
     '## Combinations refused at start',
     '',
-    'Each value above can be valid on its own and still be refused with another, with one of these lines:',
+    'Each value above can be valid on its own and still be refused with another, with one of these lines for each combination refused:',
     '',
     ...SETTING_RULES.map((rule) => `- ${rule.message}`),
     '',

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
-import { loadSettings, retiredVariableWarnings } from './config/load.js';
+import { loadSettings, retiredVariableWarnings, shownSettings } from './config/load.js';
 import { ConfigError, type Settings } from './config/settings.js';
-import { createLogger, type Logger, logsWritten, routeConsole } from './observability/logger.js';
+import { createLogger, type Logger, routeConsole } from './observability/logger.js';
 import { announce } from './server/banner.js';
 import { VERSION } from './server/build-info.js';
 import { reportListening, runPrimary } from './server/cluster.js';
@@ -17,19 +17,33 @@ import { openUpstream, SANDBOX_URL_FROM_PRIMARY } from './server/upstream-source
 async function main(command: Command): Promise<void> {
   if (command === 'version') return console.log(VERSION);
   if (command === 'help') return console.log(HELP);
+  if (command === 'check-config') return checkConfig();
   const settings = loadSettings();
   const root = createLogger({ level: settings.logLevel, production: settings.production });
-  // Said once per gateway: workers read the same environment.
-  if (cluster.isPrimary) for (const warning of retiredVariableWarnings()) root.warn(warning);
-  if (command === 'check-config') {
-    const { checkStart } = await import('./server/start.js');
-    await checkStart(settings);
-    console.log(CONFIGURATION_VALID);
-    await logsWritten(root);
-    process.exit(0);
+  // Said once per gateway (workers read the same environment), as the banner says what it says: a
+  // JSON line in production, plain text otherwise.
+  if (cluster.isPrimary) {
+    for (const warning of retiredVariableWarnings()) {
+      if (settings.production) root.warn(warning);
+      else console.log(warning);
+    }
   }
   if (cluster.isPrimary && settings.workers > 1) return supervise(settings, root);
   return serve(settings, cluster.isWorker ? root.child({ worker: cluster.worker!.id }) : root);
+}
+
+/**
+ * `--check-config`, in plain text whatever NODE_ENV says, for a person or a pipeline to read: the
+ * retired variables still set, then every bad setting (the ConfigError's lines, printed on the way
+ * out), or the verdict and the settings the gateway would run with, secrets hidden.
+ */
+async function checkConfig(): Promise<void> {
+  for (const warning of retiredVariableWarnings()) console.log(warning);
+  const settings = loadSettings();
+  const { checkStart } = await import('./server/start.js');
+  await checkStart(settings);
+  console.log([CONFIGURATION_VALID, ...shownSettings(settings).map((line) => `  ${line}`)].join('\n'));
+  process.exit(0);
 }
 
 /** What the command line asks for: no argument serves. */
@@ -46,7 +60,8 @@ Usage: node dist/main.js [--check-config | --version | --help]
 
   (no option)       Start the gateway, configured by environment variables.
   --check-config    Check the environment as a start would, without listening or calling anything:
-                    exit 0, or 1 with the message a start would print.
+                    exit 0 with the settings it would run with (secrets hidden), or 1 with a line
+                    for each bad setting.
   --version         Print the version.
   --help            Print this text.
 

@@ -1,3 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { z } from 'zod';
+import { isSecret } from './parsers.js';
 import { ConfigError, RETIRED_VARIABLES, SETTINGS, type Settings, settingsWith } from './settings.js';
 
 /** The names of every environment variable the gateway reads. */
@@ -6,20 +9,56 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).
 /**
  * Reads every setting from the environment. An unset variable takes its default; a set one must
  * parse, and an empty one is an error too (an empty ConfigMap value is a mistake, not "unset").
- * The first bad value throws a ConfigError naming the variable, and so does a combination that
- * SETTING_RULES refuses.
+ * Bad values throw one ConfigError with a line naming each variable, so that a deployment learns
+ * of all its mistakes at once; once every value parses, so does each combination SETTING_RULES
+ * refuses.
  */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const parsed: Partial<Record<keyof Settings, unknown>> = {};
+  const problems: string[] = [];
   for (const [key, spec] of Object.entries(SETTINGS)) {
     const raw = env[spec.env];
     if (raw === undefined) continue;
-    if (raw === '') throw new ConfigError(`Invalid configuration: ${spec.env} must not be empty; unset it to take the default.`);
+    if (raw === '') {
+      problems.push(`Invalid configuration: ${spec.env} must not be empty; unset it to take the default.`);
+      continue;
+    }
     const result = spec.parse.safeParse(raw);
-    if (!result.success) throw new ConfigError(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
-    parsed[key as keyof Settings] = result.data;
+    if (result.success) parsed[key as keyof Settings] = result.data;
+    else problems.push(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
   }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return settingsWith(parsed as Partial<Settings>);
+}
+
+/** What stands for a secret, or for the user and password of a URL, wherever a setting is shown. */
+const HIDDEN = '[redacted]';
+
+/**
+ * Every setting as the gateway would run with it, one `VARIABLE=value` line each in the table's
+ * order: the variable's text as set, or its default followed by `(default)`. A default is shown as
+ * the text that would set it (`4000`, `*`), or as `unset` where no text would (none at all, an
+ * empty list, NODE_ENV's development). What `--check-config` prints. A secret (`isSecret`) is
+ * never shown, nor the user and password of a URL (REDIS_URL's, an OTLP endpoint's).
+ */
+export function shownSettings(settings: Settings, env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(SETTINGS).map(([key, spec]) => {
+    const raw = env[spec.env];
+    if (raw !== undefined) return `${spec.env}=${isSecret(spec.parse) ? HIDDEN : withoutCredentials(raw)}`;
+    const value = settings[key as keyof Settings] as unknown;
+    const text = Array.isArray(value) ? value.join(',') : String(value);
+    const read = value === undefined || text === '' ? undefined : (spec.parse as z.ZodType).safeParse(text);
+    return `${spec.env}=${read?.success && isDeepStrictEqual(read.data, value) ? text : 'unset'} (default)`;
+  });
+}
+
+/** Text as written, but for the user and password of a URL in it, replaced by HIDDEN. */
+function withoutCredentials(text: string): string {
+  const url = /^[a-z][a-z\d+.-]*:\/\//i.test(text) && URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.username === '' && url.password === '')) return text;
+  url.username = '';
+  url.password = '';
+  return url.href.replace('//', `//${HIDDEN}@`);
 }
 
 /** A warning for each retired variable (RETIRED_VARIABLES) that is still set. */

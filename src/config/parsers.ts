@@ -194,8 +194,17 @@ export const sentinelMasterName = z
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits and . _ -')
   .describe('1–64 of `A-Z a-z 0-9 . _ -`');
 
+/**
+ * Marks a parser's values as secret: never shown, not in an error, a log line, docs/configuration.md
+ * or what `--check-config` prints (`shownSettings`). `description` lists the accepted values.
+ */
+const secretValue = <T extends z.ZodType>(parser: T, description: string) => parser.meta({ description, secret: true });
+
+/** Whether a setting's parser reads a secret (`secretValue`). */
+export const isSecret = (parser: z.ZodType): boolean => parser.meta()?.secret === true;
+
 /** A password: any text, never shown, not in an error, a log line or docs/configuration.md. */
-export const password = z.string().max(1024, 'must be at most 1024 characters long').describe('text of up to 1024 characters');
+export const password = secretValue(z.string().max(1024, 'must be at most 1024 characters long'), 'text of up to 1024 characters');
 
 /** A prefix for every key the gateway writes, e.g. `vms-gateway:`. */
 export const keyPrefix = z
@@ -204,10 +213,10 @@ export const keyPrefix = z
   .describe('1–64 of `A-Z a-z 0-9 : . _ -`');
 
 /** A shared secret of at least 16 characters a header can carry: never shown, in an error, a log line or docs/configuration.md. */
-export const secret = z
-  .string()
-  .regex(/^[A-Za-z0-9._~+/=-]{16,256}$/, 'must be 16 to 256 letters, digits and . _ ~ + / = -')
-  .describe('16–256 of `A-Z a-z 0-9 . _ ~ + / = -`');
+export const secret = secretValue(
+  z.string().regex(/^[A-Za-z0-9._~+/=-]{16,256}$/, 'must be 16 to 256 letters, digits and . _ ~ + / = -'),
+  '16–256 of `A-Z a-z 0-9 . _ ~ + / = -`',
+);
 
 /** A length of time in whole seconds, written in milliseconds (`60000`): what a counter's window can be. */
 export const wholeSeconds = (min: number, max: number) =>

@@ -608,7 +608,7 @@ export function servesGraphiQL({ graphiql, trustedDocuments }: Pick<Settings, 'g
   return graphiql && trustedDocuments === undefined;
 }
 
-/** A setting that does not parse, or settings that do not go together. */
+/** Settings that do not parse, or do not go together: its message has one line for each. */
 export class ConfigError extends Error {}
 
 /**
@@ -657,10 +657,10 @@ export const SETTING_RULES: ReadonlyArray<{ refused: (settings: Settings) => boo
   },
 ];
 
-/** Throws a ConfigError with the first rule the settings break. */
+/** Throws a ConfigError with every rule the settings break, one line each. */
 function checkSettings(settings: Settings): Settings {
-  const broken = SETTING_RULES.find((rule) => rule.refused(settings));
-  if (broken) throw new ConfigError(`Invalid configuration: ${broken.message}`);
+  const broken = SETTING_RULES.filter((rule) => rule.refused(settings)).map((rule) => `Invalid configuration: ${rule.message}`);
+  if (broken.length > 0) throw new ConfigError(broken.join('\n'));
   return settings;
 }
 

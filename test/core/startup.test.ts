@@ -1,8 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadSettings as loadConfig } from '../../src/config/load.js';
+import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
+import { runDocumentedCommands } from '../support/documented-command.js';
 import { freePort } from '../support/ports.js';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -270,6 +272,21 @@ describe('the command line', () => {
     expect(help).toContain('docs/configuration.md');
   });
 
+  it('./run --help and ./run --version answer as docs/operations.md says, before any Node is fetched', async () => {
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const commands = ['./run --help', './run --version'];
+    for (const command of commands) expect(operations).toContain(`| \`${command}\` |`);
+    const { runs } = await runDocumentedCommands(commands, []);
+    // The Node ./run takes when the one on PATH is the version .node-version names, as the one running this test is.
+    const node = (await promisify(execFile)('sh', ['-c', 'command -v node'])).stdout.trim();
+    expect(runs[1]).toEqual({ code: 0, stderr: '', stdout: `vms-graphql-gateway ${version}\nNode ${process.version} (${node})\n` });
+    const [help] = runs;
+    expect({ code: help!.code, stderr: help!.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(help!.stdout).toMatch(/^Runs a command with the Node this project supports/);
+    for (const command of ['./run start', './run test', './run <command>', ...commands])
+      expect(help!.stdout).toMatch(new RegExp(`^  ${command.replace('.', '\\.')} `, 'm'));
+  });
+
   it('refuses an argument it does not take, with status 1', async () => {
     const main = startMain({}, ['--chek-config']);
     running = main.child;
@@ -292,8 +309,8 @@ describe('--check-config', () => {
     const check = startMain(env, ['--check-config']);
     running = check.child;
     expect(await check.exited).toBe(0);
-    // The retired variable's warning, as a start says it; then the verdict.
-    expect(printed(check).map((line) => line.replace(/^\{.*"msg":"([^"]*)".*\}$/, '$1'))).toEqual([
+    // The retired variable's warning in plain text, as everything --check-config prints; then the verdict.
+    expect(printed(check).slice(0, 2)).toEqual([
       'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
       'The configuration is valid: the gateway would start with it.',
     ]);
@@ -304,6 +321,68 @@ describe('--check-config', () => {
     expect(printed(main).at(-1)).toBe(
       `The gateway could not start: PORT=${port}: 127.0.0.1:${port} is already in use; set PORT to a free port.`,
     );
+  });
+
+  it('refuses with a line for every bad setting, not only the first, and never shows a password', async () => {
+    const check = startMain(
+      { PORT: 'abc', NODE_ENV: 'prod', UPSTREAM_TIMEOUT_MS: '0', REDIS_URL: 'redis://:hunter2@cache:6379/x', GRAPHIQL: '' },
+      ['--check-config'],
+    );
+    running = check.child;
+    expect(await check.exited).toBe(1);
+    expect(printed(check)).toEqual([
+      'Invalid configuration: NODE_ENV must be one of production, development, test.',
+      'Invalid configuration: PORT must be a port number from 0 to 65535.',
+      'Invalid configuration: UPSTREAM_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000.',
+      'Invalid configuration: GRAPHIQL must not be empty; unset it to take the default.',
+      'Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL with a host, and at most a database number as its path.',
+    ]);
+    expect(check.output()).not.toContain('hunter2');
+  });
+
+  it('refuses with a line for every combination the settings break', async () => {
+    const check = startMain({ PORT: '4000', METRICS_PORT: '4000', CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: '*' }, ['--check-config']);
+    running = check.child;
+    expect(await check.exited).toBe(1);
+    expect(printed(check)).toEqual([
+      'Invalid configuration: CORS_ALLOW_CREDENTIALS=true needs CORS_ORIGINS to list origins: with `*` (the default outside production) any site could read answers made with its visitors’ credentials.',
+      'Invalid configuration: METRICS_PORT must differ from PORT: /metrics is kept off the public port.',
+    ]);
+  });
+
+  it('prints every setting it would start with, as set or by default, and no secret', async () => {
+    const check = startMain(
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        FORWARD_HEADERS: 'accept-language, x-tenant-id=x-vms-tenant',
+        DEBUG_UPSTREAM_KEY: 'hunter2-debug-key-of-the-gateway',
+        REDIS_URL: 'rediss://svc:hunter2@cache.internal:6380/2',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:hunter2@collector.example:4318',
+      },
+      ['--check-config'],
+    );
+    running = check.child;
+    expect(await check.exited).toBe(0);
+    const [verdict, ...settings] = printed(check);
+    expect(verdict).toBe('The configuration is valid: the gateway would start with it.');
+    expect(settings.map((line) => /^ {2}([A-Z_]+)=/.exec(line)?.[1])).toEqual(ENVIRONMENT_VARIABLES);
+    expect(settings).toEqual(
+      expect.arrayContaining([
+        '  NODE_ENV=unset (default)',
+        '  PORT=0',
+        '  METRICS_PORT=0',
+        '  UPSTREAM_TIMEOUT_MS=10000 (default)',
+        '  CORS_ORIGINS=* (default)',
+        '  FORWARD_HEADERS=accept-language, x-tenant-id=x-vms-tenant',
+        '  RETURN_HEADERS=unset (default)',
+        '  DEBUG_UPSTREAM_KEY=[redacted]',
+        '  REDIS_URL=rediss://[redacted]@cache.internal:6380/2',
+        '  REDIS_PASSWORD=unset (default)',
+        '  OTEL_EXPORTER_OTLP_ENDPOINT=https://[redacted]@collector.example:4318/',
+      ]),
+    );
+    expect(check.output()).not.toContain('hunter2');
   });
 
   it('in production, reads the manifests of TRUSTED_DOCUMENTS as a start does, and passes', async () => {
@@ -317,6 +396,7 @@ describe('--check-config', () => {
     );
     running = main.child;
     expect(await main.exited).toBe(0);
-    expect(printed(main)).toEqual(['The configuration is valid: the gateway would start with it.']);
+    expect(printed(main)[0]).toBe('The configuration is valid: the gateway would start with it.');
+    expect(printed(main)).toContain('  TRUSTED_DOCUMENTS=examples/generated/persisted-documents.json');
   });
 });

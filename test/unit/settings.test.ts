@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_VARIABLES, loadSettings, retiredVariableWarnings } from '../../src/config/load.js';
-import { flag } from '../../src/config/parsers.js';
+import { ENVIRONMENT_VARIABLES, loadSettings, retiredVariableWarnings, shownSettings } from '../../src/config/load.js';
+import { flag, isSecret } from '../../src/config/parsers.js';
 import { ConfigError, defaultSettings, type Environment, RETIRED_VARIABLES, SETTING_RULES, SETTINGS } from '../../src/config/settings.js';
 
 type Spec = (typeof SETTINGS)[keyof typeof SETTINGS];
@@ -236,6 +236,56 @@ describe('settings', () => {
     }
     expect(() => loadSettings({ REDIS_CLUSTER_NODES: Array.from({ length: 65 }, (_, i) => `redis-${i}:6379`).join() })).toThrow(
       ConfigError,
+    );
+  });
+
+  it('show every variable as set, or its default, but never a secret nor the user and password of a URL', () => {
+    const secrets = Object.values(SETTINGS).filter((spec) => isSecret(spec.parse));
+    expect(secrets.map((spec) => spec.env)).toEqual(['DEBUG_UPSTREAM_KEY', 'REDIS_PASSWORD']);
+    const specs = Object.values(SETTINGS);
+    const alternative = new Set(ALTERNATIVES.flat());
+    for (const chosen of ALTERNATIVES) {
+      const env = Object.fromEntries(
+        specs.filter((spec) => !alternative.has(spec.env) || chosen.includes(spec.env)).map((spec) => [spec.env, sampleOf(spec)[0]]),
+      );
+      const hidden: Record<string, string> = {
+        DEBUG_UPSTREAM_KEY: '[redacted]',
+        REDIS_PASSWORD: '[redacted]',
+        REDIS_URL: 'rediss://[redacted]@cache.internal:6380/2',
+      };
+      expect(shownSettings(loadSettings(env), env), chosen.join()).toEqual(
+        specs.map((spec) =>
+          env[spec.env] === undefined ? `${spec.env}=unset (default)` : `${spec.env}=${hidden[spec.env] ?? env[spec.env]}`,
+        ),
+      );
+    }
+    expect(shownSettings(loadSettings({}), {})).toEqual(
+      expect.arrayContaining([
+        'NODE_ENV=unset (default)',
+        'PORT=4000 (default)',
+        'CORS_ORIGINS=* (default)',
+        'FORWARD_HEADERS=unset (default)',
+      ]),
+    );
+  });
+
+  it('refuse every bad value at once, one line each, and then every combination refused', () => {
+    expect(() => loadSettings({ PORT: 'x', NODE_ENV: 'prod', GRAPHIQL: '' })).toThrow(
+      new ConfigError(
+        [
+          'Invalid configuration: NODE_ENV must be one of production, development, test.',
+          'Invalid configuration: PORT must be a port number from 0 to 65535.',
+          'Invalid configuration: GRAPHIQL must not be empty; unset it to take the default.',
+        ].join('\n'),
+      ),
+    );
+    expect(() => loadSettings({ NODE_ENV: 'production', PORT: '9464' })).toThrow(
+      new ConfigError(
+        [
+          `Invalid configuration: ${SETTING_RULES[0]!.message}`,
+          'Invalid configuration: METRICS_PORT must differ from PORT: /metrics is kept off the public port.',
+        ].join('\n'),
+      ),
     );
   });
 
