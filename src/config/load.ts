@@ -25,7 +25,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
     const result = spec.parse.safeParse(raw);
     if (result.success) parsed[key as keyof Settings] = result.data;
-    else problems.push(`Invalid configuration: ${spec.env} ${result.error.issues[0]?.message}.`);
+    // Each entry of a list that is wrong, FORWARD_HEADERS' say, is a line of its own.
+    else problems.push(...new Set(result.error.issues.map((issue) => `Invalid configuration: ${spec.env} ${issue.message}.`)));
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return settingsWith(parsed as Partial<Settings>);

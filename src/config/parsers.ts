@@ -266,13 +266,36 @@ const GATEWAY_HEADERS: Readonly<Record<string, string>> = {
   'strict-transport-security': 'one of the gateway’s security headers',
 };
 
-/** Request headers the gateway sets on every upstream call, which FORWARD_HEADERS may not send under their names. */
+const TRACE = 'a trace header: only the gateway’s own trace context goes upstream';
+const CLIENT_ADDRESS = 'which would tell the upstream a client address the gateway never checked';
+const METHOD = 'which would change the method of the call';
+
+/**
+ * Request headers FORWARD_HEADERS may not name, as the client's header or as its upstream name:
+ * those the gateway sets on every call itself (src/upstream/http-request.ts, and `traceparent`),
+ * those that describe the call's own body and answer, and those that would make the upstream act on
+ * what the gateway does not vouch for: another method, a client address, a caller's trace context
+ * (docs/security.md), the debug key. test/http/upstream-headers.test.ts checks that every header a
+ * call sends is here.
+ */
 const GATEWAY_REQUEST_HEADERS: Readonly<Record<string, string>> = {
   accept: 'which the gateway sets on every call',
   'content-type': 'which the gateway sets on every call',
   'x-request-id': 'which the gateway sets on every call',
-  traceparent: 'which the gateway sets on every call',
-  tracestate: 'which the gateway sets on every call',
+  'content-encoding': 'which describes the body the gateway sends',
+  'accept-encoding': 'which says what answers the gateway can read',
+  'x-http-method-override': METHOD,
+  'x-http-method': METHOD,
+  'x-method-override': METHOD,
+  forwarded: CLIENT_ADDRESS,
+  'x-forwarded-for': CLIENT_ADDRESS,
+  'x-forwarded-host': CLIENT_ADDRESS,
+  'x-forwarded-proto': CLIENT_ADDRESS,
+  'x-real-ip': CLIENT_ADDRESS,
+  traceparent: TRACE,
+  tracestate: TRACE,
+  baggage: TRACE,
+  'x-debug-upstream': 'which carries DEBUG_UPSTREAM_KEY',
 };
 
 /** Why a header may not be listed (completing "… may not name"), or undefined when it may. */
@@ -308,10 +331,12 @@ export interface ForwardedHeader {
 /** FORWARD_HEADERS: `name` or `name=upstream-name`, comma-separated. */
 export const forwardedHeaderList = headerList(
   (item): ForwardedHeader => {
-    const [name = '', upstreamName = name] = item.split('=', 2).map((part) => part.trim());
-    return { name, upstreamName };
+    // At the first `=` only: in `x-a=y=z` the upstream name is `y=z`, which is refused, not `y`.
+    const at = item.indexOf('=');
+    const name = (at === -1 ? item : item.slice(0, at)).trim();
+    return { name, upstreamName: at === -1 ? name : item.slice(at + 1).trim() };
   },
-  ({ name, upstreamName }) => refusedHeader(name, {}) ?? refusedHeader(upstreamName, GATEWAY_REQUEST_HEADERS),
+  ({ name, upstreamName }) => refusedHeader(name, GATEWAY_REQUEST_HEADERS) ?? refusedHeader(upstreamName, GATEWAY_REQUEST_HEADERS),
   ({ upstreamName }) => upstreamName,
   'header names separated by commas; `name=upstream-name` renames one',
 );

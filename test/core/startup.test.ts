@@ -340,6 +340,33 @@ describe('--check-config', () => {
     expect(check.output()).not.toContain('hunter2');
   });
 
+  it('refuses FORWARD_HEADERS that would send upstream what the gateway owns, naming each entry', async () => {
+    const renames = ['content-encoding', 'accept-encoding', 'x-http-method-override', 'x-forwarded-for', 'baggage', 'x-debug-upstream'];
+    const check = startMain(
+      {
+        FORWARD_HEADERS: [
+          'accept-language',
+          'x-a=y=z',
+          ...renames.map((name, index) => `x-${index}=${name}`),
+          'tracestate=x-tracestate',
+        ].join(', '),
+      },
+      ['--check-config'],
+    );
+    running = check.child;
+    expect(await check.exited).toBe(1);
+    expect(printed(check)).toEqual([
+      'Invalid configuration: FORWARD_HEADERS may not name "y=z", which is not a header name.',
+      'Invalid configuration: FORWARD_HEADERS may not name content-encoding, which describes the body the gateway sends.',
+      'Invalid configuration: FORWARD_HEADERS may not name accept-encoding, which says what answers the gateway can read.',
+      'Invalid configuration: FORWARD_HEADERS may not name x-http-method-override, which would change the method of the call.',
+      'Invalid configuration: FORWARD_HEADERS may not name x-forwarded-for, which would tell the upstream a client address the gateway never checked.',
+      'Invalid configuration: FORWARD_HEADERS may not name baggage, a trace header: only the gateway’s own trace context goes upstream.',
+      'Invalid configuration: FORWARD_HEADERS may not name x-debug-upstream, which carries DEBUG_UPSTREAM_KEY.',
+      'Invalid configuration: FORWARD_HEADERS may not name tracestate, a trace header: only the gateway’s own trace context goes upstream.',
+    ]);
+  });
+
   it('refuses with a line for every combination the settings break', async () => {
     const check = startMain({ PORT: '4000', METRICS_PORT: '4000', CORS_ALLOW_CREDENTIALS: 'true', CORS_ORIGINS: '*' }, ['--check-config']);
     running = check.child;

@@ -87,6 +87,27 @@ describe('headers both ways', () => {
     ]);
   });
 
+  test('refuses at start a FORWARD_HEADERS entry under the name of any header the gateway sends upstream itself', async ({ start }) => {
+    const { upstream, gateway } = await gatewayWith(
+      start,
+      pagesWith(() => ({})),
+    );
+    await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: { ...AUTH, 'accept-language': 'fr' } });
+    await gateway.graphql('mutation { updateCategory(input: { id: "cat_1", name: "N" }) { category { id } } }', { headers: AUTH });
+    const sent = new Set(upstream.requests.flatMap((request) => Object.keys(request.headers)));
+    expect(sent).toContain('content-type');
+    const taken = [...sent].filter((name) => !['accept-language', 'x-vms-tenant'].includes(name));
+    const started = taken.filter((name) => {
+      try {
+        loadSettings({ FORWARD_HEADERS: `x-a=${name}` });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(started).toEqual([]);
+  });
+
   test('sends a listed header with every call, under its upstream name; never an unlisted one, one Connection names, or an unsendable value', async ({
     start,
   }) => {
