@@ -212,6 +212,15 @@ export const keyPrefix = z
   .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits and : . _ -')
   .describe('1–64 of `A-Z a-z 0-9 : . _ -`');
 
+/** A `User-Agent` value (RFC 9110 §10.1.5), such as `vms-graphql-gateway/0.1.0 (team-a)`: plain and short, for every call. */
+export const userAgent = z
+  .string()
+  .regex(
+    /^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/,
+    'must be 1 to 256 visible ASCII characters and spaces, such as vms-graphql-gateway/0.1.0',
+  )
+  .describe('1–256 visible ASCII characters and spaces');
+
 /** A shared secret of at least 16 characters a header can carry: never shown, in an error, a log line or docs/configuration.md. */
 export const secret = secretValue(
   z.string().regex(/^[A-Za-z0-9._~+/=-]{16,256}$/, 'must be 16 to 256 letters, digits and . _ ~ + / = -'),
@@ -282,6 +291,7 @@ const GATEWAY_REQUEST_HEADERS: Readonly<Record<string, string>> = {
   accept: 'which the gateway sets on every call',
   'content-type': 'which the gateway sets on every call',
   'x-request-id': 'which the gateway sets on every call',
+  'user-agent': 'which the gateway sets on every call',
   'content-encoding': 'which describes the body the gateway sends',
   'accept-encoding': 'which says what answers the gateway can read',
   'x-http-method-override': METHOD,

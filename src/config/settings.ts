@@ -21,6 +21,7 @@ import {
   sentinelMasterName,
   text,
   upstreamBaseUrl,
+  userAgent,
   wholeNumber,
   wholeSeconds,
 } from './parsers.js';
@@ -236,6 +237,15 @@ export const SETTINGS = {
     parse: wholeNumber(1, 1_000),
     default: 10,
     doc: 'Upstream requests one GraphQL operation may cause (aliases × pages), checked before execution and at each call.',
+    section: 'upstream',
+  }),
+  upstreamUserAgent: setting({
+    env: 'UPSTREAM_USER_AGENT',
+    parse: userAgent,
+    // The gateway's name and version are package.json's, which src/server/build-info.ts reads: startGateway fills them in.
+    default: undefined,
+    defaultText: '`vms-graphql-gateway/<version>`, `package.json`’s name and version',
+    doc: 'The `User-Agent` of every upstream call, which names the gateway in the REST API’s logs.',
     section: 'upstream',
   }),
   upstreamRetries: setting({

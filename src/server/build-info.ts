@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 
-/** What a running gateway says it is: in `gateway_build_info`, the start-up line and `--version`. */
+/** What a running gateway says it is: in `gateway_build_info`, the start-up line, `--version` and its upstream calls' `User-Agent`. */
 export interface BuildInfo {
   /** package.json's version. */
   version: string;
@@ -16,6 +16,9 @@ export interface BuildInfo {
  * image, and further up for the benchmark's build (node_modules/.cache/vms-bench/).
  */
 export const VERSION: string = ownPackage().version;
+
+/** The `User-Agent` of the gateway's upstream calls unless UPSTREAM_USER_AGENT says otherwise: its name and version. */
+export const USER_AGENT = `${ownPackage().name}/${VERSION}`;
 
 function ownPackage(): { name: string; version: string } {
   for (let folder = new URL('.', import.meta.url); ; folder = new URL('..', folder)) {

@@ -3,7 +3,7 @@ import { setTimeout } from 'node:timers/promises';
 import { type Settings, settingsWith } from '../config/settings.js';
 import { createGateway, type Gateway, type ProgramOptions } from '../gateway.js';
 import { exportBuildInfo } from '../observability/metrics.js';
-import { buildInfo } from './build-info.js';
+import { buildInfo, USER_AGENT } from './build-info.js';
 import { createHttpServer } from './http-server.js';
 import { closed, listen } from './listen.js';
 import { createMetricsServer } from './metrics-server.js';
@@ -38,7 +38,7 @@ export interface RunningGateway {
  * the banner, tracing export and signals.
  */
 export async function startGateway({ logger, tracerProvider, ...given }: StartOptions): Promise<RunningGateway> {
-  const settings = settingsWith(given);
+  const settings = settingsWith({ ...given, upstreamUserAgent: given.upstreamUserAgent ?? USER_AGENT });
   const upstream = await openUpstream(settings);
   const graphiqlHeaders = upstream.sandboxToken ? { Authorization: `Bearer ${upstream.sandboxToken}` } : undefined;
   let gateway: Gateway;

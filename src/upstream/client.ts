@@ -6,7 +6,7 @@ import { type Answer, type Envelope, envelopeOf, readAnswer } from './answer.js'
 import { type BreakerState, UpstreamBreaker } from './breaker.js';
 import { type CallLimits, CallTimer, type ReadAllowance } from './call-timer.js';
 import { DeadlineExceeded, deadlineExceeded, statusOf, type UpstreamFailure, upstreamBadResponse, upstreamUnavailable } from './errors.js';
-import { type CallerIdentity, httpRequestOf, pathOf, type UpstreamRequest } from './http-request.js';
+import { type CallerIdentity, type CallTarget, httpRequestOf, pathOf, type UpstreamRequest } from './http-request.js';
 import { InFlightReads } from './in-flight-reads.js';
 import { retryInterceptor, retryPolicy } from './retry.js';
 
@@ -82,7 +82,7 @@ export class UpstreamClient {
   readonly #pool: Pool;
   readonly #dispatcher: Dispatcher;
   readonly #breaker: UpstreamBreaker;
-  readonly #basePath: string;
+  readonly #target: CallTarget;
   readonly #settings: UpstreamSettings;
   readonly #onCall: UpstreamClientOptions['onCall'];
   readonly #around: UpstreamClientOptions['around'];
@@ -101,7 +101,7 @@ export class UpstreamClient {
     });
     this.#dispatcher = this.#pool.compose(retryInterceptor(settings));
     this.#breaker = new UpstreamBreaker(settings);
-    this.#basePath = settings.upstreamUrl.pathname.replace(/\/+$/, '');
+    this.#target = { basePath: settings.upstreamUrl.pathname.replace(/\/+$/, ''), userAgent: settings.upstreamUserAgent };
     this.#settings = settings;
     this.#onCall = onCall;
     this.#around = around;
@@ -220,7 +220,7 @@ export class UpstreamClient {
     let answer: Answer;
     try {
       const response = await this.#dispatcher.request({
-        ...httpRequestOf(this.#basePath, request, caller, traceHeaders),
+        ...httpRequestOf(this.#target, request, caller, traceHeaders),
         signal: timer.signal,
         retryOptions: { retry: retryPolicy(timer.expiresAt, timer.signal, { onRetry }) },
       } as Dispatcher.RequestOptions);

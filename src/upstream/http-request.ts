@@ -30,13 +30,21 @@ export interface HttpRequest {
   body: string | undefined;
 }
 
+/** Where the calls go and what the gateway says of itself in each. */
+export interface CallTarget {
+  /** UPSTREAM_URL's path, without a trailing slash. */
+  basePath: string;
+  /** The `User-Agent` of every call (UPSTREAM_USER_AGENT, or the gateway's name and version). @default none */
+  userAgent?: string | undefined;
+}
+
 /**
- * The HTTP request of one call: the route filled in below UPSTREAM_URL's path, the caller's own
- * Authorization and request id, and JSON. `extraHeaders` (the trace context) and the caller's
- * forwarded headers cannot replace them.
+ * The HTTP request of one call: the route filled in below UPSTREAM_URL's path, the gateway's
+ * User-Agent, the caller's own Authorization and request id, and JSON. `extraHeaders` (the trace
+ * context) and the caller's forwarded headers cannot replace them.
  */
 export function httpRequestOf(
-  basePath: string,
+  { basePath, userAgent }: CallTarget,
   request: UpstreamRequest,
   caller: CallerIdentity,
   extraHeaders: Record<string, string> = {},
@@ -44,6 +52,7 @@ export function httpRequestOf(
   const headers: Record<string, string> = {
     ...caller.forwarded,
     ...extraHeaders,
+    ...(userAgent === undefined ? {} : { 'user-agent': userAgent }),
     accept: 'application/json',
     authorization: caller.authorization,
     'x-request-id': caller.requestId,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
@@ -21,6 +22,7 @@ import {
  * it receives over real HTTP.
  */
 const it = gatewayOverUpstream(undefined, { upstreamTimeoutMs: 500 });
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
 
 describe('apiKeys', () => {
   it("sends GET /v2/api_keys?limit=N with the caller's Authorization and x-request-id, and maps every field", async ({
@@ -43,6 +45,8 @@ describe('apiKeys', () => {
     expect(request!.headers.authorization).toBe(AUTH.authorization);
     expect(request!.headers['x-request-id']).toBe('req-42');
     expect(request!.headers.accept).toBe('application/json');
+    // The gateway, named by package.json's name and version (a checkout's here, the image's in production).
+    expect(request!.headers['user-agent']).toBe(`${PACKAGE.name}/${PACKAGE.version}`);
     expect(answer.status).toBe(200);
     const connection = (answer.body.data as any).apiKeys;
     expect(answer.body.errors).toBeUndefined();

@@ -71,6 +71,7 @@ const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   ],
   RETURN_HEADERS: ['RateLimit-Remaining, deprecation', ['ratelimit-remaining', 'deprecation']],
   DEBUG_UPSTREAM_KEY: ['a-debugging-key-of-ours', 'a-debugging-key-of-ours'],
+  UPSTREAM_USER_AGENT: ['vms-graphql-gateway/0.1.0 (team-a)', 'vms-graphql-gateway/0.1.0 (team-a)'],
 };
 
 const sampleOf = (spec: Spec) => derivedSample(spec) ?? SAMPLES[spec.env]!;
