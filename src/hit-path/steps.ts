@@ -7,7 +7,7 @@ import { isOversized } from '../http/document-size.js';
 import { forwardedHeaders } from '../http/forwarded-headers.js';
 import { type RequestSummary, sumUp } from '../observability/request-summary.js';
 import { recordedOperationName } from '../operation-record.js';
-import { type CacheLookups, noteHit, requestKey } from '../state/cache-lookups.js';
+import { type CacheLookups, mayBeQuery, noteHit, requestKey } from '../state/cache-lookups.js';
 import type { OperationCounter } from '../state/operation-counter.js';
 import type { RateDecision } from '../state/operation-limiter.js';
 import type { HitStep } from './hit-path.js';
@@ -72,6 +72,7 @@ export function looksUp(lookups: CacheLookups): HitStep {
     admits: (req) => bearerCredential(req.headers.authorization ?? null) !== undefined && !asksFresh(req.headers['cache-control']),
     read: (hit) => {
       const { record, caller, params } = hit;
+      if (!mayBeQuery(params.query)) return false;
       return lookups.lookUp(record, { caller, request: requestKey(params, record.forwardedHeaders?.headers) }).then(({ answer }) => {
         hit.found = answer;
         return answer !== undefined;

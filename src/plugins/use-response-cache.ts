@@ -2,9 +2,10 @@ import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { asksFresh } from '../http/cache-control.js';
 import { mergedHeaders, NOTICE_HEADERS, withNotices } from '../http/merged-headers.js';
-import { OperationSlot, recordOf } from '../operation-record.js';
-import { type CacheLookups, noteHit, requestKey, type StoredUnder } from '../state/cache-lookups.js';
+import { type OperationRecord, OperationSlot, recordOf } from '../operation-record.js';
+import { type CacheLookups, mayBeQuery, noteHit, requestKey, type StoredUnder } from '../state/cache-lookups.js';
 import { callerKeyOf } from '../state/caller-key.js';
+import type { CachedAnswer } from '../state/response-cache.js';
 
 export interface ResponseCacheOptions {
   /** Where answers are kept (this process or Redis, src/state/), as operations look them up. */
@@ -42,7 +43,7 @@ export function useResponseCache({ lookups, cacheTtlMs, returnHeaders = [] }: Re
     onParams: async ({ params, request, context, setResult }) => {
       const caller = callerKeyOf(request);
       const { query, operationName, variables } = params;
-      if (caller === undefined || typeof query !== 'string') return;
+      if (caller === undefined || typeof query !== 'string' || !mayBeQuery(query)) return;
       const record = recordOf(context);
       const key = requestKey({ query, operationName, variables }, record.forwardedHeaders?.headers);
       // Looked up even when bypassed: the generation it gives is what a fresh answer is stored under.
@@ -64,11 +65,14 @@ export function useResponseCache({ lookups, cacheTtlMs, returnHeaders = [] }: Re
     },
     onExecute: async ({ args }) => {
       const record = recordOf(args.contextValue);
-      if (record.operationType !== 'mutation') return;
-      const lookup = missed.take(record);
-      if (!lookup) return;
-      await cache.dropCaller(lookup.caller);
-      return { onExecuteDone: () => cache.dropCaller(lookup.caller) };
+      if (record.operationType === 'query') return;
+      // A mutation is no lookup, whichever operation of its document it is: it was looked up as a query might have been.
+      record.cache = undefined;
+      missed.take(record);
+      const caller = callerKeyOf(args.contextValue.request);
+      if (record.operationType !== 'mutation' || caller === undefined) return;
+      await cache.dropCaller(caller);
+      return { onExecuteDone: () => cache.dropCaller(caller) };
     },
     onExecutionResult: async ({ result, context }) => {
       const record = recordOf(context);
@@ -85,19 +89,23 @@ export function useResponseCache({ lookups, cacheTtlMs, returnHeaders = [] }: Re
         !result.data
       )
         return;
-      const upstream = mergedHeaders(
-        record.upstreamCalls.map((call) => call?.headers ?? {}),
-        replayed,
-      );
-      const headers = withNotices(upstream, record.noticeHeaders ? [record.noticeHeaders] : []);
-      const answer = {
-        body: JSON.stringify(result),
-        operationName: record.operationName,
-        headers: Object.keys(headers).length > 0 ? headers : undefined,
-        storedAt: Date.now(),
-      };
-      await cache.set(lookup.caller, lookup.request, answer, cacheTtlMs, lookup.generation);
+      await cache.set(lookup.caller, lookup.request, answerOf(record, result, replayed), cacheTtlMs, lookup.generation);
     },
+  };
+}
+
+/** What is kept of an operation's answer: its text, its name, and the headers a hit gives back (`replayed`, of every call, with its notices). */
+function answerOf(record: OperationRecord, result: ExecutionResult, replayed: readonly string[]): CachedAnswer {
+  const upstream = mergedHeaders(
+    record.upstreamCalls.map((call) => call?.headers ?? {}),
+    replayed,
+  );
+  const headers = withNotices(upstream, record.noticeHeaders ? [record.noticeHeaders] : []);
+  return {
+    body: JSON.stringify(result),
+    operationName: record.operationName,
+    headers: Object.keys(headers).length > 0 ? headers : undefined,
+    storedAt: Date.now(),
   };
 }
 

@@ -12,6 +12,16 @@ export interface LookupKey {
 /** Where an operation's answer is stored: its key, and the caller's generation its lookup found. */
 export type StoredUnder = LookupKey & Pick<CacheLookup, 'generation'>;
 
+/** A document that opens with a mutation or a subscription, after what GraphQL ignores (white space, commas, comments). */
+const OPENS_WITH_A_WRITE = /^(?:[\s,\uFEFF]|#[^\n\r]*)*(?:mutation|subscription)\b/;
+
+/**
+ * Whether a document's text may hold the query it runs, by its first word: one that opens with a
+ * mutation or a subscription is no lookup (only queries are kept). A document of several
+ * operations is looked up as a query might be, and its lookup taken back if it runs another.
+ */
+export const mayBeQuery = (query: string) => !OPENS_WITH_A_WRITE.test(query);
+
 /** What identifies a request for the cache: its document text, operation name and variables, and the headers it sends upstream, hashed. */
 export function requestKey(
   { query, operationName, variables }: { query: string; operationName?: string | null; variables?: object | null },

@@ -6,6 +6,7 @@ import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
 import type { TestGateway } from '../support/gateway.js';
+import { captureLogs } from '../support/logs.js';
 import { envelope } from '../support/recording-upstream.js';
 import { apiKeyPage, apiKeys, categoryRecord } from '../support/records.js';
 import { describeWithRedis, startRedis } from '../support/redis.js';
@@ -100,6 +101,26 @@ describeInEachStore('the read cache', (startInStore) => {
     expect(names(await gateway.graphql(KEYS, { headers: AUTH }))).toEqual(['Key 31', 'Key 32']);
     expect(names(await gateway.graphql(KEYS, { headers: bearer('other') }))).toEqual(['Key 11', 'Key 12']);
     expect(upstream.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'PATCH', 'GET']);
+    // A mutation is no lookup: the three misses and the hit are the reads'.
+    expect(await lookups(gateway)).toEqual({ miss: 3, hit: 1 });
+  });
+
+  test('counts no mutation as a lookup, whichever operation of its document it is, refused before it runs or not', async ({
+    start: servers,
+  }) => {
+    const { gateway } = await start(servers);
+    const logs = captureLogs('info');
+    const logged = await start(servers, { logger: logs.logger });
+    for (const target of [gateway, logged.gateway]) {
+      await target.graphql(RENAME, { headers: AUTH });
+      await target.graphql('# a comment first\nmutation Nothing { nothing }', { headers: AUTH });
+      await target.graphql(`query Read ${KEYS} ${RENAME.replace('mutation', 'mutation Write')}`, {
+        headers: AUTH,
+        operationName: 'Write',
+      });
+    }
+    expect(await lookups(gateway)).toEqual({});
+    expect(logs.lines('graphql request').map((line) => line.cache)).toEqual([undefined, undefined, undefined]);
   });
 
   /**

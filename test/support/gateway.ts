@@ -13,7 +13,10 @@ export interface TestGateway {
   /** The embedded sandbox the gateway started, when no `upstreamUrl` was given. */
   sandbox: { url: string; token: string } | undefined;
   /** POSTs one GraphQL request and returns the status, headers and parsed body. */
-  graphql(query: string, options?: { variables?: Record<string, unknown>; headers?: Record<string, string> }): Promise<GraphQLAnswer>;
+  graphql(
+    query: string,
+    options?: { variables?: Record<string, unknown>; operationName?: string; headers?: Record<string, string> },
+  ): Promise<GraphQLAnswer>;
   close(): Promise<void>;
 }
 
@@ -46,11 +49,11 @@ export async function startTestGateway(options: StartOptions): Promise<TestGatew
     server: running.server,
     gateway: running.gateway,
     sandbox: running.sandboxToken === undefined ? undefined : { url: running.upstreamUrl.href, token: running.sandboxToken },
-    async graphql(query, { variables, headers } = {}) {
+    async graphql(query, { variables, operationName, headers } = {}) {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query, variables, operationName }),
       });
       return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLAnswer['body'] };
     },
