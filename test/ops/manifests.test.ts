@@ -223,6 +223,12 @@ describe('deploy/ manifests', () => {
     expect(deployment.spec.selector.matchLabels).toEqual(pod.metadata.labels);
     expect(pdb.spec.minAvailable).toBeLessThan(hpa.spec.minReplicas);
   });
+
+  it('leaves the number of pods to the HorizontalPodAutoscaler: a re-apply of the Deployment does not reset it', () => {
+    // Kubernetes' advice with an HPA: a replicas field would set the count back at every kubectl apply -k deploy/.
+    expect(Object.keys(deployment.spec)).not.toContain('replicas');
+    expect(only('HorizontalPodAutoscaler').spec.scaleTargetRef.name).toBe(deployment.metadata.name);
+  });
 });
 
 describe('Dockerfile', () => {
