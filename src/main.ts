@@ -93,7 +93,10 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
 
 async function serve(settings: Settings, logger: Logger): Promise<void> {
   // Loaded only where requests are served: a cluster primary never needs the schema or the tracer.
-  const [{ startGateway }, { shutdownOnSignals }] = await Promise.all([import('./server/start.js'), import('./server/shutdown.js')]);
+  const [{ startGateway }, { shutdownOnSignals, STOP_SIGNALS, TERMINAL_SIGNALS }] = await Promise.all([
+    import('./server/start.js'),
+    import('./server/shutdown.js'),
+  ]);
   // The SDK and exporter are loaded only when spans are exported.
   const tracing = settings.otlpEndpoint ? (await import('./observability/tracing-export.js')).startTracing(settings) : undefined;
   const running = await startGateway({ ...settings, logger, tracerProvider: tracing?.provider });
@@ -104,11 +107,11 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
     server: running.server,
     timeoutMs: settings.shutdownTimeoutMs,
     logger,
-    // A worker's SIGINT comes from a Ctrl-C at the terminal; the primary relays it as SIGTERM.
-    signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'],
+    // A worker's SIGINT or SIGHUP comes from the terminal, to the primary too, which relays it as SIGTERM.
+    signals: cluster.isWorker ? ['SIGTERM'] : STOP_SIGNALS,
     cleanup: () => Promise.all([running.close(), tracing?.shutdown()]),
   });
-  if (cluster.isWorker) process.on('SIGINT', () => {});
+  if (cluster.isWorker) for (const signal of TERMINAL_SIGNALS) process.on(signal, () => {});
   if (cluster.isPrimary)
     announce({ settings, port: running.port, metricsPort: running.metricsPort, sandboxToken: running.sandboxToken, workers: 1 }, logger);
   else reportListening(running.port, running.metricsPort);

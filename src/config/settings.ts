@@ -119,7 +119,7 @@ export const SETTINGS = {
     env: 'SHUTDOWN_TIMEOUT_MS',
     parse: milliseconds(0, 600_000),
     default: 10_000,
-    doc: 'After SIGTERM or SIGINT, how long requests in flight may run before their connections are closed.',
+    doc: 'After SIGTERM, SIGINT or SIGHUP, how long requests in flight may run before their connections are closed.',
     section: 'server',
   }),
   maxBodyBytes: setting({

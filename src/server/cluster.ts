@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { serveMetricsToWorkers } from '../observability/cluster-metrics.js';
 import type { Logger } from '../observability/logger.js';
+import { STOP_SIGNALS } from './shutdown.js';
 
 /** A worker's message once both its servers listen: a worker listens twice (GraphQL and metrics). */
 interface WorkerListening {
@@ -29,9 +30,9 @@ export interface PrimaryOptions {
 /**
  * Forks `workers` processes that share the listening port (node:cluster hands out connections
  * round-robin). A worker that dies after it was listening is replaced; one that dies before ever
- * listening stops the whole gateway, since its siblings would fail the same way. SIGTERM and
- * SIGINT become a SIGTERM to every worker; each drains its own requests, and the primary exits
- * after the last one.
+ * listening stops the whole gateway, since its siblings would fail the same way. Each of
+ * STOP_SIGNALS becomes a SIGTERM to every worker; each drains its own requests, and the primary
+ * exits after the last one.
  */
 export function runPrimary({ workers, logger, env, onListening, cleanup }: PrimaryOptions): void {
   const alive = new Set<Worker>();
@@ -71,8 +72,7 @@ export function runPrimary({ workers, logger, env, onListening, cleanup }: Prima
     for (const worker of alive) worker.process.kill('SIGTERM');
     if (alive.size === 0) finish();
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
   serveMetricsToWorkers();
   for (let i = 0; i < workers; i++) fork();
 }

@@ -1,6 +1,20 @@
 import type { Server, ServerResponse } from 'node:http';
 import { type Logger, logsWritten } from '../observability/logger.js';
 
+/**
+ * The signals that stop a gateway, each the same way: drain, clean up, exit 0. SIGHUP says the
+ * terminal closed; the gateway has nothing to reload (its settings are its environment, read once),
+ * so it stops as for SIGTERM instead of dying at once, Node's default.
+ */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const satisfies readonly NodeJS.Signals[];
+
+/**
+ * Those a terminal sends to every process of its group (Ctrl-C, a hangup). A cluster worker leaves
+ * them to the primary, which stops the workers with SIGTERM: a worker that died of one of them
+ * would be replaced, or cut its requests short.
+ */
+export const TERMINAL_SIGNALS = ['SIGINT', 'SIGHUP'] as const satisfies readonly NodeJS.Signals[];
+
 export interface ShutdownOptions {
   server: Server;
   /** How long requests in flight may take to finish before their connections are cut. */
@@ -8,15 +22,15 @@ export interface ShutdownOptions {
   logger: Logger;
   /** Releases what the requests used (upstream pool, sandbox, trace exporter), after the last one. */
   cleanup: () => Promise<unknown>;
-  /** @default SIGTERM and SIGINT */
+  /** @default STOP_SIGNALS */
   signals?: readonly NodeJS.Signals[];
 }
 
 /**
- * On SIGTERM or SIGINT: stop accepting connections, let the requests in flight finish within
+ * On one of `signals`: stop accepting connections, let the requests in flight finish within
  * `timeoutMs`, run `cleanup`, exit 0. A second signal cuts the remaining connections at once.
  */
-export function shutdownOnSignals({ server, timeoutMs, logger, cleanup, signals = ['SIGTERM', 'SIGINT'] }: ShutdownOptions): void {
+export function shutdownOnSignals({ server, timeoutMs, logger, cleanup, signals = STOP_SIGNALS }: ShutdownOptions): void {
   const inFlight = trackResponses(server);
   let stopping: Promise<void> | undefined;
   const stop = (signal: NodeJS.Signals) => {

@@ -116,11 +116,64 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('SIGHUP, the signal of a terminal that closed', () => {
+  it('drains as SIGTERM does: logs the signal, finishes the request in flight, exits 0', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ delayMs: 800, body: envelope([]) }));
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '5000' });
+    const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
+    await untilUpstreamReceived(upstream, 1);
+
+    gateway.child.kill('SIGHUP');
+    await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
+    expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
+    const response = await answer;
+    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([
+      200,
+      'close',
+      { data: { apiKeys: { edges: [] } } },
+    ]);
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(gateway.lines.map((line) => [line.msg, line.signal ?? null, line.inFlight ?? line.outcome ?? null])).toEqual([
+      ['GraphQL gateway listening', null, null],
+      ['shutting down: no new connections, finishing requests in flight', 'SIGHUP', 1],
+      ['graphql request', null, 'ok'],
+      ['stopped', null, null],
+    ]);
+  });
+
+  it('with WORKERS=2, a hangup of the whole process group stops each worker through the primary, and exits 0', async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, WORKERS: '2' }, { processGroup: true });
+    for (let i = 0; i < 2; i++) expect(await postOnNewConnection(gateway.port)).toEqual({ data: { apiKeys: { edges: [] } } });
+
+    // As the terminal does: to the primary and both workers at once.
+    process.kill(-gateway.child.pid!, 'SIGHUP');
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    const said = (msg: string) => gateway!.lines.filter((line) => line.msg === msg);
+    expect(said('shutting down the workers').map((line) => [line.signal, line.workers])).toEqual([['SIGHUP', 2]]);
+    // Each worker drained on the primary's SIGTERM; none died of the hangup itself, so none was replaced.
+    expect(
+      said('shutting down: no new connections, finishing requests in flight')
+        .map((line) => [line.worker, line.signal])
+        .sort(),
+    ).toEqual([
+      [1, 'SIGTERM'],
+      [2, 'SIGTERM'],
+    ]);
+    expect(
+      said('stopped')
+        .map((line) => line.worker)
+        .sort(),
+    ).toEqual([1, 2]);
+    expect(said('worker exited; starting a replacement')).toEqual([]);
+  });
+});
+
 describe('a gateway whose stdout reader has gone (npm start | head)', () => {
   // Outside production the start-up text is written by console.log and the first log line by pino
   // only on the signal: that line was still being written, to a pipe nobody read, when the process
   // exited, and pino's flush on exit retried it for ever.
-  it.for(['SIGTERM', 'SIGINT'] as const)('still exits 0 on %s', async (signal, { start }) => {
+  it.for(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('still exits 0 on %s', async (signal, { start }) => {
     const upstream = await start.upstream(() => ({ body: envelope([]) }));
     gateway = await spawnGateway({ NODE_ENV: 'development', UPSTREAM_URL: upstream.url });
     // The reader goes away, as head does after its lines: the gateway's stdout is a pipe without one.
