@@ -8,7 +8,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { ENVIRONMENT_VARIABLES, loadSettings as loadConfig } from '../../src/config/load.js';
 import { VERSION } from '../../src/server/build-info.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
@@ -27,8 +27,10 @@ import {
   portNamed,
   service,
 } from '../support/manifests.js';
+import { sectionOf } from '../support/markdown.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OPERATIONS = readFileSync(`${ROOT}docs/operations.md`, 'utf8');
 
 /**
  * The models of the Kubernetes API objects deploy/ holds, by apiVersion and kind: kubernetes-models,
@@ -178,17 +180,21 @@ describe('deploy/ manifests', () => {
     expect(metricsService.metadata.labels?.[monitor.spec.jobLabel]).toBe(PROMETHEUS_JOB);
   });
 
-  it('lets in the GraphQL port from anywhere and the metrics port from the monitoring namespace only; lets out the upstream, Redis and DNS only', () => {
+  it('lets in the GraphQL port from the ingress controller’s namespace only and the metrics port from the monitoring namespace only; lets out the upstream, Redis and DNS only', () => {
     const policy = only('NetworkPolicy');
-    const { port, metricsPort, upstreamUrl } = loadConfig(configMap.data);
+    const { port, metricsPort, upstreamUrl, trustProxyHops } = loadConfig(configMap.data);
     expect(policy.spec.podSelector.matchLabels).toEqual(pod.metadata.labels);
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     type Rule = { from?: unknown[]; to?: unknown[]; ports: Array<{ port: string | number; protocol: string }> };
     const ports = (rule: Rule) => rule.ports.map((p) => `${typeof p.port === 'string' ? portNamed(p.port) : p.port}/${p.protocol}`);
     expect(policy.spec.ingress.map((rule: Rule) => [ports(rule), rule.from])).toEqual([
-      [[`${port}/TCP`], undefined],
+      [[`${port}/TCP`], [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]],
       [[`${metricsPort}/TCP`], [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]],
     ]);
+    // X-Forwarded-For's last TRUST_PROXY_HOPS entries are believed: only the proxy may reach the port,
+    // or a client that reached it directly would name its own address for the rate limit.
+    expect(trustProxyHops).toBeGreaterThan(0);
+    expect(policy.spec.ingress.filter((rule: Rule) => ports(rule).includes(`${port}/TCP`) && !rule.from?.length)).toEqual([]);
     // The upstream's port is UPSTREAM_URL's; Redis's, the default and that of the REDIS_URL the Deployment shows.
     const upstreamPort = Number(upstreamUrl!.port || (upstreamUrl!.protocol === 'https:' ? 443 : 80));
     const shownRedisPort = /--from-literal=url='rediss?:\/\/[^']*:(\d+)'/.exec(readFileSync(`${ROOT}deploy/deployment.yaml`, 'utf8'))?.[1];
@@ -198,6 +204,33 @@ describe('deploy/ manifests', () => {
         namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
         podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
       },
+    ]);
+  });
+
+  it('is narrowed to another ingress controller’s and Prometheus’s namespaces by the overlay docs/operations.md shows', () => {
+    const section = sectionOf(OPERATIONS, 'who-reaches-the-pods')!;
+    const overlay = parse(/```yaml\n([\s\S]*?)```/.exec(section)![1]!) as {
+      resources: string[];
+      patches: Array<{ target: { kind: string; name: string }; patch: string }>;
+    };
+    const policy = only('NetworkPolicy');
+    expect(overlay.resources).toEqual(['../deploy']);
+    // The overlay's JSON patches, applied as kustomize applies them: each replaces the value at its path.
+    const patched = structuredClone(policy) as Record<string, any>;
+    for (const { target, patch } of overlay.patches) {
+      expect([target.kind, target.name]).toEqual([policy.kind, policy.metadata.name]);
+      for (const operation of parse(patch) as Array<{ op: string; path: string; value: unknown }>) {
+        expect(operation.op).toBe('replace');
+        const keys = operation.path.split('/').slice(1);
+        const parent = keys.slice(0, -1).reduce((node, key) => node[key], patched);
+        expect([operation.path, keys.at(-1)! in parent]).toEqual([operation.path, true]);
+        parent[keys.at(-1)!] = operation.value;
+      }
+    }
+    new NetworkPolicy(patched as never).validate();
+    expect(patched.spec.ingress.map((rule: { from: unknown[] }) => rule.from)).toEqual([
+      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } } }],
+      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'observability' } } }],
     ]);
   });
 
