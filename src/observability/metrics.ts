@@ -49,8 +49,11 @@ const CIRCUIT_STATES: Record<BreakerState, number> = { closed: 0, halfOpen: 1, o
 /** One registry per gateway, so several gateways in one process (tests) never mix their counts. */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
-  // Lag sampled every 100 ms, not every 10: the default timer woke an idle gateway a hundred times a second.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+  // The lag figures come from a timer of this period, and each counts the period itself (perf_hooks'
+  // monitorEventLoopDelay): at 10 ms an idle gateway reads 0.010; at 100 ms it would read 0.100 and
+  // hide any lag below that. Waking a hundred times a second costs about 4 ms of CPU a second
+  // (docs/operations.md, Metrics).
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   if (cluster.isWorker) reportToPrimary(registry);
   return {
     registry,

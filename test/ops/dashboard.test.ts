@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
 import { ruleFile } from '../../scripts/rule-file.js';
+import { spawnGateway } from '../support/child-gateway.js';
 import { test } from '../support/fixtures.js';
 import { PROMETHEUS_JOB } from '../support/manifests.js';
 import { describeWithPrometheus, startPrometheus } from '../support/prometheus.js';
+import { envelope } from '../support/recording-upstream.js';
 import { describeWithRedis, startRedis } from '../support/redis.js';
 import { sendEveryKind, startBusyGateway } from '../support/traffic.js';
 
@@ -45,6 +47,29 @@ describeWithPrometheus('deploy/grafana-dashboard.json and the alerts of deploy/p
       for (const { expr } of panel.targets!) expect(expr, panel.title).toContain(`job="${PROMETHEUS_JOB}"`);
     }
     expect(new Set(panels.map((panel) => panel.title)).size).toBe(panels.length);
+  });
+
+  test('an idle gateway process reads an event-loop lag under 20 ms, as Prometheus stores it', { timeout: 60_000 }, async ({ start }) => {
+    const upstream = await start.upstream(() => ({ body: envelope([]) }));
+    const gateway = await spawnGateway({ UPSTREAM_URL: upstream.url });
+    try {
+      const prometheus = await startPrometheus({ job: PROMETHEUS_JOB, targets: [`127.0.0.1:${gateway.metricsPort}`] });
+      try {
+        // The first scrape holds the start-up (modules loading); the figures of each later one, a second of idling.
+        await prometheus.scrapes(4);
+        const lag = async (figure: string) =>
+          (await prometheus.query(`nodejs_eventloop_lag_${figure}_seconds{job="${PROMETHEUS_JOB}"}`)).map((sample) => sample.value);
+        const [min, median] = [await lag('min'), await lag('p50')];
+        // Sampled every 10 ms, each figure counts that period: about 0.010 for a loop that waits for nothing.
+        expect([min.length, median.length]).toEqual([1, 1]);
+        expect(min[0], 'nodejs_eventloop_lag_min_seconds').toBeLessThan(0.02);
+        expect(median[0], 'nodejs_eventloop_lag_p50_seconds').toBeLessThan(0.02);
+      } finally {
+        await prometheus.close();
+      }
+    } finally {
+      await gateway.close();
+    }
   });
 
   describeWithRedis('against a real Prometheus scraping a gateway under traffic', () => {
