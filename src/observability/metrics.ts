@@ -151,7 +151,11 @@ function usageMetrics(registry: Registry): (summary: RequestSummary, client: str
   };
 }
 
-/** The metrics of each upstream call sent. */
+/**
+ * The metrics of each upstream call sent. A call counts once, whatever its attempts; the attempts
+ * past its first count apart, by the call's method and route alone, so that retries add no series
+ * per status: at most one per route the gateway reads.
+ */
 function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall'] {
   const labels = ['method', 'route', 'status_class'] as const;
   const calls = counter(registry, 'gateway_upstream_requests_total', 'Requests sent to the upstream REST API.', labels);
@@ -161,6 +165,12 @@ function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall']
     'Time from sending an upstream request to its last body byte.',
     labels,
   );
+  const retries = counter(
+    registry,
+    'gateway_upstream_retries_total',
+    'Upstream requests sent again after a failed attempt (502, 503, 504 or a connection error of a GET), by method and route.',
+    ['method', 'route'],
+  );
   return (call) => {
     const values = {
       method: call.method,
@@ -169,6 +179,7 @@ function upstreamCallMetrics(registry: Registry): Metrics['observeUpstreamCall']
     };
     calls.inc(values);
     callSeconds.observe(values, call.durationMs / 1000);
+    if (call.retries.length > 0) retries.inc({ method: call.method, route: call.route }, call.retries.length);
   };
 }
 

@@ -96,6 +96,32 @@ describe('GET /metrics', () => {
   });
 });
 
+/** Every read's first attempt is answered 503; a read of two keys, every attempt (UPSTREAM_RETRIES, 2, then it fails). */
+const retriesTest = gatewayOverUpstream((request, index) =>
+  index === 0 || request.query.limit === '2'
+    ? { status: 503, body: { success: false, result: null, errors: [{ message: 'Busy' }], links: {} } }
+    : { body: envelope([KEY]) },
+);
+
+describe('upstream retries', () => {
+  const it = retriesTest;
+
+  it('are counted apart from the calls they belong to, by method and route', async ({ gateway, upstream }) => {
+    expect((await gateway.graphql(KEYS, { headers: AUTH })).body).toEqual({ data: { apiKeys: { edges: [{ node: { id: KEY.id } }] } } });
+    expect((await gateway.graphql('{ apiKeys(first: 2) { edges { node { id } } } }', { headers: AUTH })).body).toMatchObject({
+      errors: [{ extensions: { code: 'UPSTREAM_ERROR' } }],
+    });
+    expect(upstream.requests.map((request) => request.query.limit)).toEqual(['1', '1', '2', '2', '2']);
+    const text = await (await fetch(gateway.metricsUrl)).text();
+    expect(text.split('\n').filter((line) => /^gateway_upstream_(requests|retries)_total/.test(line))).toEqual([
+      'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="2xx"} 1',
+      'gateway_upstream_requests_total{method="GET",route="/api_keys",status_class="5xx"} 1',
+      // Two calls, five attempts: the first call's one retry, the second's two.
+      'gateway_upstream_retries_total{method="GET",route="/api_keys"} 3',
+    ]);
+  });
+});
+
 describe('client_name and client_version labels', () => {
   const request = (name: string | undefined, version: string | undefined, vouched = true) =>
     requestSummary({ client: { name, version }, operationName: 'Op', upstreamStatuses: vouched ? [200] : [401] });

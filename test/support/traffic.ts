@@ -13,6 +13,8 @@ import type { RedisServer } from './redis.js';
  */
 
 const KEYS = 'query Keys { apiKeys(first: 1) { edges { node { id } } } }';
+/** The upstream answers the first attempt of this read 503 and its retry 200. */
+const KEYS_RETRIED = 'query TwoKeys { apiKeys(first: 2) { edges { node { id } } } }';
 /** The upstream answers 404 for this category. */
 const RENAME_MISSING = 'mutation Rename { updateCategory(input: { id: "cat_404", name: "x" }) { category { id } } }';
 /** And 503 for this one. */
@@ -26,7 +28,12 @@ const RATE_LIMIT_OPERATIONS = 8;
  * state in `redis` (kill it to make the stores fail), and one listed client name.
  */
 export async function startBusyGateway(start: Start, redis: RedisServer): Promise<TestGateway> {
-  const upstream = await start.upstream(({ method, path }) => {
+  let retried = false;
+  const upstream = await start.upstream(({ method, path, query }) => {
+    if (query.limit === '2') {
+      retried = !retried;
+      if (retried) return { status: 503, body: { success: false, result: null, errors: [{ message: 'answered 503' }], links: {} } };
+    }
     if (method !== 'PATCH') return { body: envelope([apiKeyRecord(1)]) };
     const status = path.endsWith('cat_503') ? 503 : 404;
     return { status, body: { success: false, result: null, errors: [{ message: `answered ${status}` }], links: {} } };
@@ -44,12 +51,13 @@ export async function startBusyGateway(start: Start, redis: RedisServer): Promis
 
 /**
  * One round of traffic, from a caller of its own (`round` tells them apart): a read then the same
- * read twice more (a cache miss, then hits), a write the upstream answers 404 and one it answers
- * 503, and a caller past its rate limit (refused as RATE_LIMITED).
+ * read twice more (a cache miss, then hits), a read answered on its retry, a write the upstream
+ * answers 404 and one it answers 503, and a caller past its rate limit (refused as RATE_LIMITED).
  */
 export async function sendEveryKind(gateway: TestGateway, round: number): Promise<void> {
   const caller = { ...bearer(`caller-${round}`), 'apollographql-client-name': 'web-app', 'apollographql-client-version': '1.0' };
   for (let i = 0; i < 3; i++) await gateway.graphql(KEYS, { headers: caller });
+  await gateway.graphql(KEYS_RETRIED, { headers: caller });
   await gateway.graphql(RENAME_MISSING, { headers: caller });
   await gateway.graphql(RENAME_FAILING, { headers: caller });
   for (let i = 0; i <= RATE_LIMIT_OPERATIONS; i++) await gateway.graphql(KEYS, { headers: bearer('flood') });
