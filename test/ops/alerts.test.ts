@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { ruleFile } from '../../scripts/rule-file.js';
+import { RULE_FILE, ruleFile } from '../../scripts/rule-file.js';
 import { runDocumentedCommands } from '../support/documented-command.js';
 import { container, PROMETHEUS_JOB } from '../support/manifests.js';
 import { anchorsOf, sectionOf } from '../support/markdown.js';
@@ -14,9 +15,9 @@ import { describeWithPrometheus, PROMTOOL } from '../support/prometheus.js';
 
 /**
  * deploy/prometheus-rules.yaml, as promtool reads it: the plain rule file that scripts/rule-file.ts
- * makes of the PrometheusRule checked (`promtool check rules`) and unit-tested on series that should
- * fire each alert and on healthy ones (`promtool test rules`, test/ops/alerts.promtool.yaml), and each
- * alert's runbook in docs/operations.md.
+ * makes of the PrometheusRule, committed as deploy/prometheus/vms-graphql-gateway.rules.yml, checked
+ * (`promtool check rules`) and unit-tested on series that should fire each alert and on healthy ones
+ * (`promtool test rules`, test/ops/alerts.promtool.yaml), and each alert's runbook in docs/operations.md.
  */
 
 interface Rule {
@@ -32,23 +33,33 @@ interface PromtoolTests {
   }>;
 }
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The rule file as committed: what a Prometheus without the operator is given. */
+const committed = () => readFileSync(join(ROOT, RULE_FILE), 'utf8');
 const rules = (parse(ruleFile()) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((group) => group.rules);
 const OPERATIONS = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 const UNIT_TESTS = readFileSync(new URL('alerts.promtool.yaml', import.meta.url), 'utf8');
 
 const run = promisify(execFile);
 
-/** Runs promtool in a folder holding the rule file as rules.yaml and `files`; its output, and 0 or its exit code. */
-async function promtool(args: string[], files: Record<string, string> = {}): Promise<{ code: number; output: string }> {
-  const folder = await mkdtemp(join(tmpdir(), 'vms-promtool-'));
+/** Runs promtool in `cwd`: its output, and 0 or its exit code. */
+async function promtoolIn(cwd: string, args: string[]): Promise<{ code: number; output: string }> {
   try {
-    await writeFile(join(folder, 'rules.yaml'), ruleFile());
-    for (const [name, text] of Object.entries(files)) await writeFile(join(folder, name), text);
-    const { stdout, stderr } = await run(PROMTOOL, args, { cwd: folder });
+    const { stdout, stderr } = await run(PROMTOOL, args, { cwd });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? -1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** Runs promtool in a folder holding the committed rule file as rules.yaml and `files`. */
+async function promtool(args: string[], files: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  const folder = await mkdtemp(join(tmpdir(), 'vms-promtool-'));
+  try {
+    await writeFile(join(folder, 'rules.yaml'), committed());
+    for (const [name, text] of Object.entries(files)) await writeFile(join(folder, name), text);
+    return await promtoolIn(folder, args);
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -73,9 +84,13 @@ function withAnnotations(tests: PromtoolTests): PromtoolTests {
   return tests;
 }
 
+it(`${RULE_FILE} is the PrometheusRule's spec as a plain rule file, as npm run deploy:write writes it`, () => {
+  expect(committed(), `${RULE_FILE} is stale: run \`./run npm run deploy:write\` and commit it`).toBe(ruleFile());
+});
+
 describeWithPrometheus('deploy/prometheus-rules.yaml', () => {
-  it('is a rule file promtool accepts, with the alerts the issue asks for', async () => {
-    const { code, output } = await promtool(['check', 'rules', 'rules.yaml']);
+  it('is a rule file promtool accepts as committed, with the alerts the issue asks for', async () => {
+    const { code, output } = await promtoolIn(ROOT, ['check', 'rules', RULE_FILE]);
     expect([code, output.trim().split('\n').at(-1)?.trim()]).toEqual([0, `SUCCESS: ${rules.length} rules found`]);
     expect(rules.map((rule) => rule.alert)).toEqual([
       'GatewayHighErrorRatio',
@@ -142,9 +157,9 @@ it('every alert has a runbook of its own in docs/operations.md: what it means, h
   }
 });
 
-it('is written as a plain rule file by the command docs/operations.md prints, as printed', async () => {
-  const [command] = /`(\.\/run npx tsx scripts\/rule-file\.ts > vms-graphql-gateway\.rules\.yml)`/.exec(OPERATIONS)!.slice(1);
-  const { runs, files } = await runDocumentedCommands([command!], ['vms-graphql-gateway.rules.yml']);
-  expect([runs[0]!.code, runs[0]!.stderr]).toEqual([0, '']);
-  expect(files['vms-graphql-gateway.rules.yml']).toBe(ruleFile());
+it('is written as the plain rule file by the command docs/operations.md prints, as printed', async () => {
+  const [command] = /```sh\n(\.\/run npm run deploy:write)\n```/.exec(OPERATIONS)!.slice(1);
+  const { runs, files } = await runDocumentedCommands([command!], [RULE_FILE]);
+  expect(runs[0]!.code).toBe(0);
+  expect(files[RULE_FILE]).toBe(ruleFile());
 });
