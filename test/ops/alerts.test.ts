@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { RULE_FILE, ruleFile } from '../../scripts/rule-file.js';
 import { runDocumentedCommands } from '../support/documented-command.js';
-import { container, PROMETHEUS_JOB } from '../support/manifests.js';
+import { container, GATEWAY_SELECTOR } from '../support/manifests.js';
 import { anchorsOf, sectionOf } from '../support/markdown.js';
 import { describeWithPrometheus, PROMTOOL } from '../support/prometheus.js';
 
@@ -98,6 +98,7 @@ describeWithPrometheus('deploy/prometheus-rules.yaml', () => {
       'GatewayUpstreamFailing',
       'GatewayUpstreamCircuitOpen',
       'GatewaySharedStateFailing',
+      'GatewaySharedStateDown',
       'GatewayRateLimitRefusalsSurging',
       'GatewayMemoryNearLimit',
       'GatewayTargetDown',
@@ -129,10 +130,14 @@ describeWithPrometheus('deploy/prometheus-rules.yaml', () => {
   });
 });
 
-it('every rule selects the job the ServiceMonitor names, and the memory alert the Deployment’s own limit', () => {
+it('every rule selects the gateway by the pod label the manifests set, never by a job name, and the memory alert the Deployment’s own limit', () => {
   for (const rule of rules) {
-    const jobs = [...rule.expr.matchAll(/\bjob="([^"]*)"/g)].map((match) => match[1]);
-    expect([rule.alert, jobs.length > 0 && jobs.every((job) => job === PROMETHEUS_JOB)]).toEqual([rule.alert, true]);
+    const selectors = [...rule.expr.matchAll(/\{[^}]*\}/g)].map(([selector]) => selector);
+    expect([rule.alert, selectors.length > 0 && selectors.every((selector) => selector.startsWith(`{${GATEWAY_SELECTOR}`))]).toEqual([
+      rule.alert,
+      true,
+    ]);
+    expect([rule.alert, rule.expr.includes('job=')]).toEqual([rule.alert, false]);
   }
   const limit = /^(\d+)Mi$/.exec(container.resources.limits.memory)!;
   const memory = rules.find((rule) => rule.alert === 'GatewayMemoryNearLimit')!;

@@ -16,6 +16,7 @@ import {
   configMap,
   container,
   deployment,
+  GATEWAY_LABEL,
   type K8sObject,
   MANIFEST_FILES,
   metricsService,
@@ -169,7 +170,7 @@ describe('deploy/ manifests', () => {
     expect([service.spec.selector, metricsService.spec.selector]).toEqual([pod.metadata.labels, pod.metadata.labels]);
   });
 
-  it('has Prometheus scrape the metrics Service alone, on the path and port the pods serve /metrics on, as job vms-graphql-gateway', () => {
+  it('has Prometheus scrape the metrics Service alone, on the path and port the pods serve /metrics on, as job vms-graphql-gateway, with the pod label the rules select', () => {
     const monitor = only('ServiceMonitor');
     const selects = (object: K8sObject) =>
       Object.entries(monitor.spec.selector.matchLabels).every(([label, value]) => object.metadata.labels?.[label] === value);
@@ -178,6 +179,9 @@ describe('deploy/ manifests', () => {
       [metricsService.spec.ports[0].name, pod.metadata.annotations['prometheus.io/path']],
     ]);
     expect(metricsService.metadata.labels?.[monitor.spec.jobLabel]).toBe(PROMETHEUS_JOB);
+    // Every series carries the pod label the alert rules and the dashboard select, whichever job scrapes it.
+    expect(monitor.spec.podTargetLabels).toEqual([GATEWAY_LABEL]);
+    expect(pod.metadata.labels[GATEWAY_LABEL]).toBe(deployment.metadata.name);
   });
 
   it('lets in the GraphQL port from the ingress controller’s namespace only and the metrics port from the monitoring namespace only; lets out the upstream, Redis and DNS only', () => {

@@ -50,5 +50,34 @@ export const portNamed = (name: string) =>
 export const service = objects.find((object) => object.kind === 'Service' && object.metadata.name === deployment.metadata.name)!;
 export const metricsService = objects.find((object) => object.kind === 'Service' && object.metadata.name.endsWith('-metrics'))!;
 
-/** The job Prometheus scrapes the gateway as (the ServiceMonitor's jobLabel), which the alert rules and the dashboard name. */
+/** The job the ServiceMonitor scrapes the gateway as (its jobLabel's value); other scrape configurations name theirs. */
 export const PROMETHEUS_JOB = 'vms-graphql-gateway';
+
+/** A Kubernetes label's name as Prometheus writes it in a label name of its own: every other character an underscore. */
+const sanitized = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, '_');
+
+/** The pod label Prometheus puts on every series of the gateway, with either way of scraping it: the alert rules and the dashboard select by it. */
+export const GATEWAY_LABEL = 'app.kubernetes.io/name';
+
+/** The selector of that label, as the rules and the dashboard write it: `app_kubernetes_io_name="vms-graphql-gateway"`. */
+export const GATEWAY_SELECTOR = `${sanitized(GATEWAY_LABEL)}="${pod.metadata.labels[GATEWAY_LABEL]}"`;
+
+/**
+ * What Prometheus' Kubernetes discovery (role pod) hands over for a pod of the Deployment, for a
+ * test that cannot run Kubernetes: the pod template's labels and annotations as `__meta_kubernetes_pod_*`
+ * labels, its namespace and name; the scrape port is the test gateway's METRICS_PORT, a free one.
+ */
+export function discoveredPod(name: string, metricsPort: number): { address: string; labels: Record<string, string> } {
+  const meta = (kind: string, map: Record<string, string>) =>
+    Object.fromEntries(Object.entries(map).map(([key, value]) => [`__meta_kubernetes_pod_${kind}_${sanitized(key)}`, value]));
+  return {
+    // The pod's IP and its first container port, as discovery gives the address.
+    address: `127.0.0.1:${portNamed('http')}`,
+    labels: {
+      __meta_kubernetes_namespace: 'default',
+      __meta_kubernetes_pod_name: name,
+      ...meta('label', pod.metadata.labels),
+      ...meta('annotation', { ...pod.metadata.annotations, 'prometheus.io/port': String(metricsPort) }),
+    },
+  };
+}

@@ -41,11 +41,19 @@ export interface RunningPrometheus {
   close(): Promise<void>;
 }
 
+/** A target as service discovery hands it to Prometheus: its address and labels, `__meta_*` ones included, before relabelling. */
+interface DiscoveredTarget {
+  address: string;
+  labels: Record<string, string>;
+}
+
 export interface PrometheusOptions {
-  /** The job's name, as the ServiceMonitor names it. */
+  /** The job's name. */
   job: string;
-  /** host:port of each /metrics to scrape. */
-  targets: string[];
+  /** host:port of each /metrics to scrape, or a target with the labels discovery gives it. */
+  targets: Array<string | DiscoveredTarget>;
+  /** The job's relabel_configs, as a scrape configuration gives them. @default none */
+  relabelConfigs?: unknown[];
   /** @default '1s', so that a test waits seconds, not minutes, for its samples */
   scrapeInterval?: string;
 }
@@ -55,7 +63,12 @@ export interface PrometheusOptions {
  * data folder (a temporary one, removed on close), scraping `targets`; stopped by its PID, never a
  * system service.
  */
-export async function startPrometheus({ job, targets, scrapeInterval = '1s' }: PrometheusOptions): Promise<RunningPrometheus> {
+export async function startPrometheus({
+  job,
+  targets,
+  relabelConfigs,
+  scrapeInterval = '1s',
+}: PrometheusOptions): Promise<RunningPrometheus> {
   const folder = await mkdtemp(join(tmpdir(), 'vms-prometheus-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -63,7 +76,16 @@ export async function startPrometheus({ job, targets, scrapeInterval = '1s' }: P
     join(folder, 'prometheus.yml'),
     JSON.stringify({
       global: { scrape_interval: scrapeInterval, scrape_timeout: scrapeInterval, evaluation_interval: scrapeInterval },
-      scrape_configs: [{ job_name: job, static_configs: [{ targets }] }],
+      scrape_configs: [
+        {
+          job_name: job,
+          // One group per target, each with its own labels, as service discovery hands them over.
+          static_configs: targets.map((target) =>
+            typeof target === 'string' ? { targets: [target] } : { targets: [target.address], labels: target.labels },
+          ),
+          ...(relabelConfigs ? { relabel_configs: relabelConfigs } : {}),
+        },
+      ],
     }),
   );
   const child: ChildProcess = spawn(
