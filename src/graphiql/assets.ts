@@ -80,7 +80,7 @@ async function buildGraphiQLAssets(): Promise<GraphiQLAssets> {
   // The page's own options come from a JSON block in the shell, so the script is the same for every gateway.
   const app = [
     `self.MonacoEnvironment={globalAPI:false,getWorkerUrl:function(_,label){return ${JSON.stringify(workerUrls)}[label];}};`,
-    withPlugins(bundle.js),
+    patched(bundle.js),
     START_UP,
   ].join('\n');
   const icon = /^data:([^;,]+);base64,(.*)$/s.exec(bundle.favicon);
@@ -114,22 +114,55 @@ options.fetcher=graphiqlFetcher(endpoint,${meros},upstream.calls);
 YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),options);
 })();`;
 
-/**
- * Where Yoga's GraphiQL hands GraphiQL its plugins: its Explorer alone, then every option it was
- * given, so a `plugins` option would take the Explorer away. The list is extended there instead,
- * by the plugins the start-up code leaves in `YogaGraphiQL.plugins` (the Upstream tab). A bundle
- * that no longer reads so stops the build, rather than losing a tab unnoticed.
- */
-const YOGA_PLUGINS = /plugins:\[(\w+)\],schemaDescription:!0/g;
+/** A change to Yoga's GraphiQL bundle: the one place it applies to, and what that place becomes. */
+interface BundlePatch {
+  /** What the bundle does there, as the error that stops the build says it. */
+  does: string;
+  at: RegExp;
+  becomes: string;
+}
 
-function withPlugins(js: string): string {
-  const found = js.match(YOGA_PLUGINS)?.length ?? 0;
-  if (found !== 1) {
-    throw new Error(
-      `@graphql-yoga/render-graphiql's bundle gives GraphiQL its plugins in ${found} places, not one: see withPlugins in src/graphiql/assets.ts.`,
-    );
+const BUNDLE_PATCHES: Record<string, BundlePatch> = {
+  /**
+   * Yoga's GraphiQL hands GraphiQL its Explorer alone, then every option it was given, so a
+   * `plugins` option would take the Explorer away. The list is extended there instead, by the
+   * plugins the start-up code leaves in `YogaGraphiQL.plugins` (the Upstream tab).
+   */
+  plugins: {
+    does: 'gives GraphiQL its plugins',
+    at: /plugins:\[(\w+)\],schemaDescription:!0/g,
+    becomes: 'plugins:[$1].concat(YogaGraphiQL.plugins),schemaDescription:!0',
+  },
+  /**
+   * GraphiQL's tabs are a list reordered by dragging (framer-motion's Reorder), each tab held
+   * within the tab bar (`dragConstraints`). Whenever a tab or the bar changes size, framer-motion
+   * moves each tab to where it was within the bar, and puts an undragged one at the bar's end: a
+   * first visit's tabs narrow once GraphiQL's font has loaded (later visits have it at once), and
+   * resizing the window does it too. GraphiQL's stylesheet shows that offset only on a focused
+   * tab, so it shows on the press of a click, which jumps the tab away from the pointer and loses
+   * the click. Without the constraint a tab is still dragged along the bar and snaps back to its
+   * place when let go, and nothing moves it unasked.
+   */
+  tabsInPlace: {
+    does: 'holds its tabs within the tab bar',
+    at: /\{dragConstraints:\w+,value:/g,
+    becomes: '{value:',
+  },
+};
+
+/** The bundle with every patch applied; one that no longer reads as a patch expects stops the build, rather than breaking unnoticed. */
+function patched(js: string): string {
+  let text = js;
+  for (const [name, { does, at, becomes }] of Object.entries(BUNDLE_PATCHES)) {
+    const found = text.match(at)?.length ?? 0;
+    if (found !== 1) {
+      throw new Error(
+        `@graphql-yoga/render-graphiql's bundle ${does} in ${found} places, not one: see BUNDLE_PATCHES.${name} in src/graphiql/assets.ts.`,
+      );
+    }
+    text = text.replace(at, becomes);
   }
-  return js.replace(YOGA_PLUGINS, 'plugins:[$1].concat(YogaGraphiQL.plugins),schemaDescription:!0');
+  return text;
 }
 
 /** JSON that may stand inside a <script> element: no `<` to close it early. */

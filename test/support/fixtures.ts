@@ -18,6 +18,7 @@ import { type RecordingUpstream, type Script, startRecordingUpstream } from './r
  *   it, per file.
  * - `test` with `start`: servers made inside one test, closed when that test ends.
  * - `browser` (every test API above): headless Chromium in a fresh profile, per file; see browser.ts.
+ *   `freshBrowser`: one for a single test, whose profile nothing has visited before (a newcomer's).
  */
 
 /** Returns `server`, closed when the scope of the fixture that made it ends. */
@@ -39,6 +40,7 @@ export const test = base
     { scope: 'file' },
     async ({}, { onCleanup }): Promise<BrowserContext> => closedWith(onCleanup, await launchBrowser()).context,
   )
+  .extend('freshBrowser', async ({}, { onCleanup }): Promise<BrowserContext> => closedWith(onCleanup, await launchBrowser()).context)
   .extend('start', async ({}, { onCleanup }): Promise<Start> => {
     const open: Array<{ close(): Promise<void> }> = [];
     // Closed newest first: a gateway before the upstream it calls.
