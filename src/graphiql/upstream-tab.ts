@@ -1,7 +1,7 @@
 import type { ShownCall, ShownUpstream } from '../observability/upstream-view.js';
 
 /*
- * GraphiQL's "Upstream" tab: the REST calls behind the last result, as a waterfall and a table,
+ * GraphiQL's "Upstream" tab: the REST calls behind the last result, as a waterfall and a list,
  * each with a curl command to copy. It runs in the browser: src/graphiql/assets.ts puts the
  * functions of UPSTREAM_TAB_SCRIPT into GraphiQL's script as source text, side by side, so they
  * call one another by name and use nothing else of this module; React is the one GraphiQL's bundle
@@ -131,7 +131,7 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
   return [
     h('p', { className: 'gateway-upstream-summary' }, summary),
     upstream.calls.length > 0 ? callWaterfall(h, upstream.calls) : null,
-    upstream.calls.length > 0 ? callTable(h, upstream.calls, copy) : null,
+    upstream.calls.length > 0 ? callList(h, upstream.calls, copy) : null,
     ...(upstream.dryRuns ?? []).map((request) => dryRunOf(h, request, copy)),
     h(
       'p',
@@ -141,33 +141,65 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
   ];
 }
 
-/** One lane per call: its bar starts at its start within the operation and is as long as it took, on one scale for all. */
+/**
+ * One lane per call: its bar starts at its start within the operation and is as long as it took,
+ * on one scale for all, read on the time axis below the lanes.
+ */
 function callWaterfall(h: CreateElement, calls: readonly ShownCall[]): unknown {
-  const end = Math.max(1, ...calls.map((call) => call.startMs + call.durationMs));
-  const percent = (ms: number) => `${Math.round((ms / end) * 1000) / 10}%`;
+  const axis = timeAxis(Math.max(...calls.map((call) => call.startMs + call.durationMs)));
+  const percent = (ms: number) => `${Math.round((ms / axis.endMs) * 1000) / 10}%`;
+  const lane = (props: Record<string, unknown>, label: string, track: unknown) =>
+    h(
+      'div',
+      { className: 'gateway-upstream-lane', ...props },
+      h('span', { className: 'gateway-upstream-lane-label' }, label),
+      h('span', { className: 'gateway-upstream-track' }, track),
+    );
   return h(
     'div',
     { className: 'gateway-upstream-waterfall' },
     ...calls.map((call, index) =>
-      h(
-        'div',
-        {
-          key: index,
-          className: 'gateway-upstream-lane',
-          title: `${call.method} ${call.url}: from ${call.startMs} ms for ${call.durationMs} ms`,
-        },
-        h('span', { className: 'gateway-upstream-lane-label' }, String(index + 1)),
-        h(
-          'span',
-          { className: 'gateway-upstream-track' },
-          h('span', {
-            className: `gateway-upstream-bar gateway-upstream-${callOutcome(call)}`,
-            style: { left: percent(call.startMs), width: `max(2px, ${percent(call.durationMs)})` },
-          }),
-        ),
+      lane(
+        { key: index, title: `${call.method} ${call.url}: from ${call.startMs} ms for ${call.durationMs} ms` },
+        String(index + 1),
+        h('span', {
+          className: `gateway-upstream-bar gateway-upstream-${callOutcome(call)}`,
+          style: { left: percent(call.startMs), width: `max(2px, ${percent(call.durationMs)})` },
+        }),
       ),
     ),
+    lane(
+      { key: 'axis', className: 'gateway-upstream-lane gateway-upstream-axis', 'aria-hidden': true },
+      '',
+      axis.ticks.flatMap((ms, index) => [
+        h('span', { key: `mark ${ms}`, className: 'gateway-upstream-tick-mark', style: { left: percent(ms) } }),
+        h(
+          'span',
+          {
+            key: ms,
+            className: 'gateway-upstream-tick',
+            // The first label starts at its tick and the last ends at it, so neither leaves the track.
+            style: { left: percent(ms), translate: index === 0 ? '0' : index === axis.ticks.length - 1 ? '-100%' : '-50%' },
+          },
+          `${ms} ms`,
+        ),
+      ]),
+    ),
   );
+}
+
+/**
+ * The waterfall's scale: from 0 to the first round number of milliseconds at or past `lastMs`
+ * (at least 1), in two to five equal steps of 1, 2 or 5 times a power of ten.
+ */
+export function timeAxis(lastMs: number): { endMs: number; ticks: number[] } {
+  const last = Math.max(1, lastMs);
+  const power = 10 ** Math.floor(Math.log10(last / 4));
+  const step = [1, 2, 5, 10].map((factor) => factor * power).find((size) => size * 4 >= last) ?? 10 * power;
+  const steps = Math.max(1, Math.ceil(last / step - 1e-9));
+  // Multiples of a step under 1 ms are written as the few digits they have, not as 0.30000000000000004.
+  const ticks = Array.from({ length: steps + 1 }, (_, index) => Number((index * step).toPrecision(12)));
+  return { endMs: ticks[steps]!, ticks };
 }
 
 /** `failed` (no answer, an error status or an error code), `coalesced` (shared with an identical read) or `ok`. */
@@ -176,37 +208,40 @@ function callOutcome(call: ShownCall): string {
   return call.cache === 'coalesced' ? 'coalesced' : 'ok';
 }
 
-/** The calls, one row each, with the button that copies its curl command. */
-function callTable(h: CreateElement, calls: readonly ShownCall[], copy: (request: CurlRequest) => void): unknown {
-  const headings = ['#', 'Method', 'URL', 'Status', 'ms', 'Attempt', 'Cache', 'Paths', 'Errors', ''];
-  const cells = (call: ShownCall, index: number) => [
-    String(index + 1),
-    call.method,
-    call.url,
-    call.status === null ? 'none' : String(call.status),
-    String(call.durationMs),
-    call.retryReasons.length > 0 ? `${call.attempt} (after ${call.retryReasons.join(', ')})` : String(call.attempt),
-    call.cache,
-    call.paths.join(', '),
-    call.errors.join(', '),
+/**
+ * The calls, one card each: its number (the waterfall's lane), method and URL, then what became of
+ * it, each fact named, and the button that copies its curl command. Cards rather than a table's
+ * columns, since the tab is as narrow as GraphiQL's sidebar (a quarter of the window at first):
+ * every fact wraps into view at any width, none is off to the right.
+ */
+function callList(h: CreateElement, calls: readonly ShownCall[], copy: (request: CurlRequest) => void): unknown {
+  const facts = (call: ShownCall): Array<[string, string]> => [
+    ['Status', call.status === null ? 'none' : String(call.status)],
+    ['Time', `${call.durationMs} ms`],
+    ['Attempt', call.retryReasons.length > 0 ? `${call.attempt} (after ${call.retryReasons.join(', ')})` : String(call.attempt)],
+    ['Cache', call.cache],
+    ['Paths', call.paths.join(', ')],
+    ['Errors', call.errors.length > 0 ? call.errors.join(', ') : 'none'],
   ];
   return h(
-    'div',
-    { className: 'gateway-upstream-table' },
-    h(
-      'table',
-      null,
-      h('thead', null, h('tr', null, ...headings.map((heading) => h('th', { key: heading, scope: 'col' }, heading)))),
+    'ol',
+    { className: 'gateway-upstream-calls' },
+    ...calls.map((call, index) =>
       h(
-        'tbody',
-        null,
-        ...calls.map((call, index) =>
-          h(
-            'tr',
-            { key: index, className: `gateway-upstream-${callOutcome(call)}` },
-            ...cells(call, index).map((text, column) => h('td', { key: column }, text)),
-            h('td', { key: 'curl' }, h('button', { type: 'button', onClick: () => copy(call) }, 'Copy as curl')),
-          ),
+        'li',
+        { key: index, className: `gateway-upstream-call gateway-upstream-${callOutcome(call)}` },
+        h(
+          'div',
+          { className: 'gateway-upstream-call-request' },
+          h('span', { className: 'gateway-upstream-call-number' }, String(index + 1)),
+          h('span', { className: 'gateway-upstream-call-method' }, call.method),
+          h('span', { className: 'gateway-upstream-call-url' }, call.url),
+        ),
+        h(
+          'dl',
+          { className: 'gateway-upstream-call-facts' },
+          ...facts(call).map(([name, value]) => h('div', { key: name }, h('dt', null, name), h('dd', null, value))),
+          h('button', { type: 'button', onClick: () => copy(call) }, 'Copy as curl'),
         ),
       ),
     ),
@@ -253,24 +288,49 @@ export function curlCommand(request: CurlRequest): string {
 }
 
 /** The tab's functions, in the order GraphiQL's script holds them. */
-export const UPSTREAM_TAB_SCRIPT = [upstreamTab, upstreamContent, callWaterfall, callOutcome, callTable, dryRunOf, curlBox, curlCommand];
+export const UPSTREAM_TAB_SCRIPT = [
+  upstreamTab,
+  upstreamContent,
+  callWaterfall,
+  timeAxis,
+  callOutcome,
+  callList,
+  dryRunOf,
+  curlBox,
+  curlCommand,
+];
 
-/** The tab's look, added to GraphiQL's stylesheet; colours and sizes are GraphiQL's own, so its themes apply. */
+/**
+ * The tab's look, added to GraphiQL's stylesheet; colours and sizes are GraphiQL's own, so its
+ * themes apply. With it, the header above the editors keeps its tabs whole: the logo's name gives
+ * way first (cut short, down to the icon), since the sidebar open beside them leaves less room.
+ */
 export const UPSTREAM_TAB_STYLE = `
+.graphiql-session-header .graphiql-logo { flex: 1 1 0; min-width: 40px; display: flex; justify-content: flex-end; overflow: hidden; }
+.graphiql-session-header .graphiql-logo > div { min-width: 0; }
+.graphiql-session-header .graphiql-logo span { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .gateway-upstream { display: flex; flex-direction: column; gap: var(--px-12); font-size: var(--font-size-hint); }
 .gateway-upstream p { margin: 0; }
-.gateway-upstream-note { color: hsla(var(--color-neutral), var(--alpha-secondary)); }
+.gateway-upstream-note, .gateway-upstream-lane-label, .gateway-upstream-tick, .gateway-upstream-call-number, .gateway-upstream-call-facts dt { color: hsla(var(--color-neutral), var(--alpha-secondary)); }
 .gateway-upstream-waterfall { display: flex; flex-direction: column; gap: var(--px-4); }
 .gateway-upstream-lane { display: flex; align-items: center; gap: var(--px-8); }
-.gateway-upstream-lane-label { width: 2em; text-align: right; color: hsla(var(--color-neutral), var(--alpha-secondary)); }
+.gateway-upstream-lane-label, .gateway-upstream-call-number { flex: none; width: 2em; text-align: right; }
 .gateway-upstream-track { position: relative; flex: 1; height: var(--px-12); background: hsla(var(--color-neutral), var(--alpha-background-light)); border-radius: var(--border-radius-2); }
 .gateway-upstream-bar { position: absolute; top: 0; bottom: 0; border-radius: var(--border-radius-2); background: hsl(var(--color-primary)); }
 .gateway-upstream-bar.gateway-upstream-coalesced { background: hsl(var(--color-tertiary)); }
 .gateway-upstream-bar.gateway-upstream-failed { background: hsl(var(--color-error)); }
-.gateway-upstream-table { overflow-x: auto; }
-.gateway-upstream table { border-collapse: collapse; white-space: nowrap; font-family: var(--font-family-mono); }
-.gateway-upstream th, .gateway-upstream td { text-align: left; padding: var(--px-2) var(--px-6); border-bottom: 1px solid hsla(var(--color-neutral), var(--alpha-background-heavy)); }
-.gateway-upstream tr.gateway-upstream-failed td { color: hsl(var(--color-error)); }
+.gateway-upstream-axis .gateway-upstream-track { height: 1.5em; background: none; border-radius: 0; border-top: 1px solid hsla(var(--color-neutral), var(--alpha-background-heavy)); }
+.gateway-upstream-tick { position: absolute; top: var(--px-4); white-space: nowrap; font-variant-numeric: tabular-nums; }
+.gateway-upstream-tick-mark { position: absolute; top: 0; height: var(--px-4); border-left: 1px solid hsla(var(--color-neutral), var(--alpha-tertiary)); }
+.gateway-upstream-calls { list-style: none; margin: 0; padding: 0; }
+.gateway-upstream-call { display: flex; flex-direction: column; gap: var(--px-2); padding: var(--px-6) 0; border-bottom: 1px solid hsla(var(--color-neutral), var(--alpha-background-heavy)); }
+.gateway-upstream-call-request { display: flex; gap: var(--px-8); font-family: var(--font-family-mono); }
+.gateway-upstream-call-method { flex: none; }
+.gateway-upstream-call-url { min-width: 0; overflow-wrap: anywhere; }
+.gateway-upstream-call-facts { display: flex; flex-wrap: wrap; align-items: baseline; gap: var(--px-2) var(--px-12); margin: 0; padding-left: calc(2em + var(--px-8)); }
+.gateway-upstream-call-facts > div { display: flex; gap: var(--px-4); min-width: 0; }
+.gateway-upstream-call-facts dd { margin: 0; font-family: var(--font-family-mono); overflow-wrap: anywhere; }
+.gateway-upstream-call.gateway-upstream-failed :is(.gateway-upstream-call-request, dd) { color: hsl(var(--color-error)); }
 .gateway-upstream button { font: inherit; cursor: pointer; color: hsl(var(--color-primary)); background: none; border: 1px solid currentColor; border-radius: var(--border-radius-4); padding: 0 var(--px-4); }
 .gateway-upstream pre, .gateway-upstream textarea { margin: 0; font-family: var(--font-family-mono); font-size: var(--font-size-hint); }
 .gateway-upstream textarea { width: 100%; box-sizing: border-box; resize: vertical; color: inherit; background: hsla(var(--color-neutral), var(--alpha-background-light)); border: none; padding: var(--px-6); }

@@ -180,7 +180,18 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     await expect.poll(async () => (await resultIn(page)).data?.apiKeys).toMatchObject({ pageInfo: { hasNextPage: false } });
     const urls = ['/api_keys?limit=25', '/api_keys?limit=25&cursor=25', '/api_keys?limit=10&cursor=50'];
     expect(await callsIn(page)).toEqual(
-      urls.map((url, index) => [String(index + 1), 'GET', url, '200', expect.any(String), '1', 'miss', 'apiKeys', '', 'Copy as curl']),
+      urls.map((url, index) => [
+        String(index + 1),
+        'GET',
+        url,
+        '200',
+        expect.stringMatching(/^[\d.]+ ms$/),
+        '1',
+        'miss',
+        'apiKeys',
+        'none',
+        'Copy as curl',
+      ]),
     );
     expect(await page.locator('.gateway-upstream-bar').count()).toBe(3);
     // The result pane holds the calls of every part too, not only those of the last.
@@ -193,7 +204,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     expect(result).toEqual(plain.body);
 
     // Copy as curl: the upstream and the token are placeholders, never the token of the Headers tab.
-    await page.locator('.gateway-upstream tbody tr').nth(1).getByRole('button', { name: 'Copy as curl' }).click();
+    await page.locator('.gateway-upstream-call').nth(1).getByRole('button', { name: 'Copy as curl' }).click();
     const curl = `curl "$UPSTREAM_URL"'/api_keys?limit=25&cursor=25' -H "Authorization: Bearer $TOKEN"`;
     await expect.poll(() => page.locator('.gateway-upstream').innerText()).toContain('Copied to the clipboard.');
     expect([
@@ -222,6 +233,67 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       new Set([new URL(gateway.url).origin]),
     );
     expect(violations).toEqual([]);
+  });
+
+  it('shows every column of the Upstream tab, its copy buttons and its time axis at 1280 px, and the whole tab bar at 1024 px', async ({
+    freshBrowser,
+    gateway,
+  }) => {
+    // As a newcomer opens it: a profile of its own, the panel as wide as GraphiQL first makes it.
+    const page = await freshBrowser.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
+    await page.locator('[aria-label="Show Upstream"]').click();
+    await openTab(page, 'StreamedApiKeys', 'query StreamedApiKeys');
+    await page.locator('.graphiql-execute-button').click();
+    await expect
+      .poll(() => page.locator('.gateway-upstream-summary').innerText(), { timeout: 15_000 })
+      .toMatch(/^3 calls, [\d.]+ ms upstream, \d+ parts\.$/);
+    // The sandbox's cursors: the offset as base64url JSON.
+    const urls = ['/api_keys?limit=25', '/api_keys?limit=25&cursor=eyJvZmZzZXQiOjI1fQ', '/api_keys?limit=10&cursor=eyJvZmZzZXQiOjUwfQ'];
+    expect(await callsIn(page)).toEqual(
+      urls.map((url, index) => [
+        String(index + 1),
+        'GET',
+        url,
+        '200',
+        expect.stringMatching(/^[\d.]+ ms$/),
+        '1',
+        'miss',
+        'apiKeys',
+        'none',
+        'Copy as curl',
+      ]),
+    );
+    // Per call: its number, method and URL, six facts, each named, and its button.
+    const cells = '.gateway-upstream-call-request > span, .gateway-upstream-call-facts > div, .gateway-upstream-call button';
+    expect(await page.locator(cells).count()).toBe(3 * 10);
+    expect(await outside(page, '.graphiql-plugin', cells)).toEqual([]);
+
+    // The waterfall's time axis: evenly spaced ticks from 0, labelled in ms, the last at or past the end of the last call.
+    const ticks = await page.locator('.gateway-upstream-tick').allInnerTexts();
+    const values = ticks.map((tick) => Number(/^(\d+(?:\.\d+)?) ms$/.exec(tick)?.[1]));
+    expect(values[0]).toBe(0);
+    expect(values.length).toBeGreaterThanOrEqual(2);
+    expect(values.map((value, index) => value - values[Math.max(0, index - 1)]!).slice(1)).toEqual(values.slice(1).map(() => values[1]));
+    const lastEnd = await page.evaluate(() =>
+      Math.max(
+        ...[...document.querySelectorAll('.gateway-upstream-lane[title]')].map((lane) => {
+          const [, start, duration] = /from ([\d.]+) ms for ([\d.]+) ms/.exec(lane.getAttribute('title')!)!.map(Number);
+          return start! + duration!;
+        }),
+      ),
+    );
+    expect(values.at(-1)).toBeGreaterThanOrEqual(lastEnd);
+    expect(await outside(page, '.graphiql-plugin', '.gateway-upstream-tick')).toEqual([]);
+
+    // Narrower, the panel still shows everything, and every tab and the add button stay whole beside it.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await settled(page);
+    expect(await outside(page, '.graphiql-plugin', `${cells}, .gateway-upstream-tick`)).toEqual([]);
+    expect(await outside(page, '.graphiql-tabs', '.graphiql-tab')).toEqual([]);
+    expect(await outside(page, '.graphiql-session-header', '.graphiql-tab-add')).toEqual([]);
   });
 
   it('shows the write a dry run built, with its body, and sends nothing upstream', { timeout: 60_000 }, async ({ browser, start }) => {
@@ -284,6 +356,31 @@ const settled = (page: Page) =>
     for (const _ of [1, 2]) await new Promise((drawn) => requestAnimationFrame(drawn));
   });
 
+/**
+ * The elements matching `selector` that are not wholly inside the visible box of `container`
+ * (its border box, less what is scrolled out of it, and within the window), as `tag: text`.
+ */
+function outside(page: Page, container: string, selector: string): Promise<string[]> {
+  return page.evaluate(
+    ([container, selector]) => {
+      const box = document.querySelector(container)!.getBoundingClientRect();
+      const visible = {
+        left: Math.max(0, box.left),
+        right: Math.min(innerWidth, box.right),
+        top: Math.max(0, box.top),
+        bottom: Math.min(innerHeight, box.bottom),
+      };
+      return [...document.querySelectorAll(selector)]
+        .filter((element) => {
+          const { left, right, top, bottom } = element.getBoundingClientRect();
+          return left < visible.left || right > visible.right || top < visible.top || bottom > visible.bottom;
+        })
+        .map((element) => `${element.tagName.toLowerCase()}: ${element.textContent}`);
+    },
+    [container, selector] as const,
+  );
+}
+
 /** Replaces the text of the open tab's Headers pane by `headers`, typed as a person pastes them; returns the pane. */
 async function typeHeaders(page: Page, headers: Record<string, string>): Promise<Locator> {
   const pane = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="-request-headers.json"]');
@@ -304,11 +401,13 @@ async function resultIn(page: Page): Promise<{ data?: Record<string, any>; error
   }
 }
 
-/** The rows of the Upstream tab's table, as the text of their cells. */
+/** The calls the Upstream tab lists: each one's number, method and URL, the values of its facts, and its button. */
 const callsIn = (page: Page) =>
   page
-    .locator('.gateway-upstream tbody tr')
-    .evaluateAll((rows) => rows.map((row) => [...(row as HTMLTableRowElement).cells].map((cell) => cell.textContent)));
+    .locator('.gateway-upstream-call')
+    .evaluateAll((calls) =>
+      calls.map((call) => [...call.querySelectorAll('.gateway-upstream-call-request > span, dd, button')].map((part) => part.textContent)),
+    );
 
 /** Opens one of GraphiQL's tabs with one click and returns its editor, once it shows `text`. */
 async function openTab(page: Page, name: string, text: string): Promise<Locator> {

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { meros } from 'meros/browser';
 import { describe, expect } from 'vitest';
 import { graphiqlFetcher } from '../../src/graphiql/fetcher.js';
-import { curlCommand, type UpstreamView } from '../../src/graphiql/upstream-tab.js';
+import { curlCommand, timeAxis, type UpstreamView } from '../../src/graphiql/upstream-tab.js';
 import { AUTH, TOKEN } from '../support/auth.js';
 import { gatewayOverUpstream } from '../support/fixtures.js';
 import { keyNamesQuery, merged, pagesHeldForTheClient, type ReceivedPart } from '../support/incremental.js';
@@ -148,6 +148,20 @@ describe('the Upstream tab’s curl commands', () => {
     expect([redacted, upstream.requests.at(-1)!.query]).toEqual([
       `curl --globoff "$UPSTREAM_URL"'/api_keys?signature=[redacted]' -H "Authorization: Bearer $TOKEN"`,
       { signature: '[redacted]' },
+    ]);
+  });
+});
+
+describe('the Upstream tab’s time axis', () => {
+  it('runs from 0 to a round number at or past the last call’s end, in two to five steps of 1, 2 or 5 times a power of ten', () => {
+    expect([28.2, 7, 4000, 4001, 1.5, 0.3, 0].map(timeAxis)).toEqual([
+      { endMs: 30, ticks: [0, 10, 20, 30] },
+      { endMs: 8, ticks: [0, 2, 4, 6, 8] },
+      { endMs: 4000, ticks: [0, 1000, 2000, 3000, 4000] },
+      { endMs: 6000, ticks: [0, 2000, 4000, 6000] },
+      { endMs: 1.5, ticks: [0, 0.5, 1, 1.5] },
+      { endMs: 1, ticks: [0, 0.5, 1] },
+      { endMs: 1, ticks: [0, 0.5, 1] },
     ]);
   });
 });
