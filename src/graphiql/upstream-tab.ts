@@ -38,11 +38,14 @@ export interface UpstreamCalls {
   show(view: UpstreamView): void;
 }
 
-/** A REST request that a curl command repeats: a call shown (its body never is) or a dry run's write. */
+/** A REST request that a curl command repeats: a call shown or a dry run's write. */
 interface CurlRequest {
   method: string;
   /** Path and query below UPSTREAM_URL. */
   url: string;
+  /** The size of the body it sent, if any (ShownCall's). */
+  bodyBytes?: number;
+  /** That body, where it is shown. */
   body?: unknown;
 }
 
@@ -128,6 +131,7 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
     upstream.cache === 'hit'
       ? 'Answered from the read cache: no REST call was made.'
       : `${count}, ${Math.round(total * 10) / 10} ms upstream${parts}${view.streaming ? ', more to come' : ''}.`;
+  const unshownBody = upstream.calls.some((call) => call.bodyBytes !== undefined && call.body === undefined);
   return [
     h('p', { className: 'gateway-upstream-summary' }, summary),
     upstream.calls.length > 0 ? callWaterfall(h, upstream.calls) : null,
@@ -138,6 +142,14 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
       { className: 'gateway-upstream-note' },
       'Commands name the upstream $UPSTREAM_URL and the token $TOKEN: set both in your shell.',
     ),
+    unshownBody
+      ? h(
+          'p',
+          { className: 'gateway-upstream-note' },
+          'A write whose body is too large to show here sends "$BODY": set BODY to that JSON, ' +
+            'which a dry run shows in full ("X-Debug-Upstream": "dry-run" in the Headers tab).',
+        )
+      : null,
   ];
 }
 
@@ -222,6 +234,7 @@ function callList(h: CreateElement, calls: readonly ShownCall[], copy: (request:
     ['Cache', call.cache],
     ['Paths', call.paths.join(', ')],
     ['Errors', call.errors.length > 0 ? call.errors.join(', ') : 'none'],
+    ...(call.bodyBytes === undefined ? [] : [['Body', `${call.bodyBytes} bytes`] as [string, string]]),
   ];
   return h(
     'ol',
@@ -272,7 +285,8 @@ function curlBox(h: CreateElement, curl: { text: string; copied: boolean }): unk
 /**
  * A curl command that repeats a REST request, for a shell where $UPSTREAM_URL is the upstream's
  * address (UPSTREAM_URL) and $TOKEN the caller's bearer token: the gateway shows neither, and the
- * Headers tab's Authorization is never copied. A write whose body is not shown sends `$BODY`.
+ * Headers tab's Authorization is never copied. A write sends its body, or `$BODY` where the body
+ * was too large to show.
  */
 export function curlCommand(request: CurlRequest): string {
   const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -281,8 +295,7 @@ export function curlCommand(request: CurlRequest): string {
   // A redacted query value is written `[redacted]`, which curl would read as a range.
   if (/[[\]{}]/.test(request.url)) words.push('--globoff');
   words.push(`"$UPSTREAM_URL"${quoted(request.url)}`, '-H', '"Authorization: Bearer $TOKEN"');
-  const body =
-    request.body !== undefined ? quoted(JSON.stringify(request.body)) : /^(POST|PUT|PATCH)$/.test(request.method) ? '"$BODY"' : '';
+  const body = request.body !== undefined ? quoted(JSON.stringify(request.body)) : request.bodyBytes !== undefined ? '"$BODY"' : '';
   if (body) words.push('-H', quoted('Content-Type: application/json'), '--data-raw', body);
   return words.join(' ');
 }

@@ -8,8 +8,11 @@ import type { UpstreamCall } from '../upstream/client.js';
  * What a call shows holds no header, and so no token.
  */
 
-/** Query parameters whose values are never shown: credentials, keys, signatures. */
+/** Query parameters and body members whose values are never shown: credentials, keys, signatures. */
 const SECRET_PARAMETER = /token|key|secret|password|signature|auth|credential/i;
+
+/** A write's body is shown up to this many bytes of JSON: a debug answer stays small, and a longer body is only sized. */
+const MAX_SHOWN_BODY_BYTES = 4096;
 
 /** One upstream call as the caller sees it in `extensions.upstream.calls`. */
 export interface ShownCall {
@@ -17,6 +20,10 @@ export interface ShownCall {
   route: string;
   /** Path and query below UPSTREAM_URL, never its origin; secret query parameters redacted. */
   url: string;
+  /** The bytes of JSON a write sent; absent for a call that sent no body. */
+  bodyBytes?: number;
+  /** That body, when it is at most MAX_SHOWN_BODY_BYTES, with the values of members named like a secret redacted as in `url`. */
+  body?: unknown;
   status: number | null;
   durationMs: number;
   /** From the start of the operation. */
@@ -69,6 +76,7 @@ function shownCall(record: OperationRecord, call: UpstreamCall, paths: readonly 
     method: call.method,
     route: call.route,
     url: redactedPath(call.path),
+    ...shownBody(call.body),
     status: call.status ?? null,
     durationMs: round(call.durationMs),
     startMs: round(call.startedAt - record.startedAt),
@@ -87,6 +95,22 @@ export function redactedPath(path: string): string {
   const parameters = new URLSearchParams(path.slice(query + 1));
   for (const name of [...parameters.keys()]) if (SECRET_PARAMETER.test(name)) parameters.set(name, '[redacted]');
   return `${path.slice(0, query)}?${parameters.toString().replaceAll('%5Bredacted%5D', '[redacted]')}`;
+}
+
+/** What a call shows of the body it sent: its size, and itself (redacted) unless it is larger than a debug answer should carry. */
+function shownBody(body: UpstreamCall['body']): Pick<ShownCall, 'bodyBytes' | 'body'> {
+  if (body === undefined) return {};
+  const bodyBytes = Buffer.byteLength(JSON.stringify(body));
+  return bodyBytes > MAX_SHOWN_BODY_BYTES ? { bodyBytes } : { bodyBytes, body: redactedBody(body) };
+}
+
+/** A JSON value with the values of its members named like a secret (at any depth) replaced, as `redactedPath` replaces query values. */
+export function redactedBody(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactedBody);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, member]) => [name, SECRET_PARAMETER.test(name) ? '[redacted]' : redactedBody(member)]),
+  );
 }
 
 /** `upstream;dur=<ms of every call>;desc="<n> calls"`, and `cache;desc=<outcome>` where the read cache had a say. */

@@ -38,6 +38,8 @@ export interface UpstreamCall {
   route: string;
   /** The path and query below UPSTREAM_URL, ids included: for the caller's own view of its calls (`X-Debug-Upstream`) alone, never a log line or a label. */
   path: string;
+  /** The JSON body a write sent (undefined for none): the caller's input, for its own view of its calls alone, as `path`. */
+  body: UpstreamRequest['body'];
   /** HTTP status, or undefined when no answer arrived. */
   status: number | undefined;
   /** When it was sent (performance.now()). */
@@ -187,6 +189,7 @@ export class UpstreamClient {
       method: request.method,
       route: request.route,
       path: pathOf(request),
+      body: request.body,
       status,
       startedAt,
       durationMs: performance.now() - startedAt,

@@ -116,7 +116,7 @@ describe('the Upstream tab’s curl commands', () => {
   const inShell = (command: string, upstreamUrl: string, body = '') =>
     run('sh', ['-c', command], { env: { PATH: process.env.PATH, UPSTREAM_URL: upstreamUrl, TOKEN, BODY: body } });
 
-  it('send, with $UPSTREAM_URL, $TOKEN and $BODY set, the very requests the gateway sent, and name neither itself', async ({
+  it('send, with $UPSTREAM_URL and $TOKEN set, the very requests the gateway sent, a write’s body included, and name neither itself', async ({
     gateway,
     upstream,
   }) => {
@@ -129,19 +129,26 @@ describe('the Upstream tab’s curl commands', () => {
     const dryRun = await gateway.graphql(rename, { headers: { ...AUTH, 'x-debug-upstream': 'dry-run' } });
     expect(upstream.requests).toEqual([]);
 
-    const commands = [...read.body.extensions!.upstream.calls, ...write.body.extensions!.upstream.calls].map(curlCommand);
+    const commands = [...read.body.extensions!.upstream.calls, ...write.body.extensions!.upstream.calls].map((call) => curlCommand(call));
     const [built] = dryRun.body.extensions!.upstream.dryRuns;
     commands.push(curlCommand({ method: built.method, url: built.path, body: built.body }));
     expect(commands).toEqual([
       `curl "$UPSTREAM_URL"'/api_keys?limit=25' -H "Authorization: Bearer $TOKEN"`,
       `curl "$UPSTREAM_URL"'/api_keys?limit=25&cursor=25' -H "Authorization: Bearer $TOKEN"`,
       `curl "$UPSTREAM_URL"'/api_keys?limit=10&cursor=50' -H "Authorization: Bearer $TOKEN"`,
-      `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_1' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw "$BODY"`,
+      `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_1' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw '{"name":"It'\\''s new"}'`,
       `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_1' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw '{"name":"It'\\''s new"}'`,
     ]);
-    for (const command of commands) await inShell(command, upstream.url, JSON.stringify({ name: "It's new" }));
+    for (const command of commands) await inShell(command, upstream.url);
     expect(sent(upstream.requests)).toEqual([...reads, ...writes, ...writes]);
     expect(commands.join('\n')).not.toContain(TOKEN);
+    // A write whose body was too large to show sends $BODY.
+    const unshown = curlCommand({ method: 'PATCH', url: '/categories/cat_1', bodyBytes: 5000 });
+    await inShell(unshown, upstream.url, JSON.stringify({ name: "It's new" }));
+    expect([unshown, sent(upstream.requests.splice(-1))]).toEqual([
+      `curl -X PATCH "$UPSTREAM_URL"'/categories/cat_1' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw "$BODY"`,
+      writes,
+    ]);
     // A redacted query value goes out as written: curl does not read `[redacted]` as a range of URLs.
     const redacted = curlCommand({ method: 'GET', url: '/api_keys?signature=[redacted]' });
     await inShell(redacted, upstream.url);

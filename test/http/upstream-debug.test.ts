@@ -67,7 +67,7 @@ describe('X-Debug-Upstream', () => {
     expect(timing).toBe(`upstream;dur=${Math.round(total * 10) / 10};desc="3 calls"`);
   });
 
-  test('shows a retry with why it was made, and the code a failure turned into', async ({ start }) => {
+  test('shows a retry with why it was made, a write’s body, and the code a failure turned into', async ({ start }) => {
     const { gateway } = await gatewayWith(start, (request, index) =>
       index === 0
         ? { status: 503, body: '' }
@@ -86,6 +86,9 @@ describe('X-Debug-Upstream', () => {
           method: 'PATCH',
           route: '/categories/:id',
           url: '/categories/cat_1',
+          // A write shows the body it sent, so that its curl command can send it again.
+          bodyBytes: 12,
+          body: { name: 'N' },
           status: 404,
           paths: ['updateCategory'],
           errors: ['NOT_FOUND'],

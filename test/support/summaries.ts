@@ -30,6 +30,7 @@ function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
     method: 'GET',
     route: '/api_keys',
     path: '/api_keys?limit=25',
+    body: undefined,
     status: 200,
     startedAt: 0,
     durationMs: 1,
