@@ -6,7 +6,7 @@ import { type Settings, servesGraphiQL, settingsWith } from './config/settings.j
 import { loadTrustedDocuments } from './config/trusted-documents.js';
 import { type CallerContext, callerContext } from './context.js';
 import type { ErrorCode } from './errors.js';
-import { graphiqlOptions } from './graphiql/options.js';
+import { type GraphiQLSandbox, graphiqlOptions } from './graphiql/options.js';
 import { type HitPath, hitPath, type OnHit } from './hit-path/hit-path.js';
 import {
   boundsDocument,
@@ -61,8 +61,8 @@ export interface ProgramOptions {
   logger?: Logger | undefined;
   /** Makes a span per operation and upstream call, see src/observability/tracing.ts. @default none: no tracing */
   tracerProvider?: TracerProvider | undefined;
-  /** Headers GraphiQL opens with, e.g. the sandbox's Authorization header. @default none */
-  graphiqlHeaders?: Record<string, string> | undefined;
+  /** The embedded sandbox, when it is the upstream: GraphiQL opens with its Authorization header and names its address in curl commands. @default none */
+  graphiqlSandbox?: GraphiQLSandbox | undefined;
 }
 
 /**
@@ -119,7 +119,7 @@ const PREFLIGHTS_ONLY = () => false as const;
 export function createGateway({
   logger = createLogger({ level: 'silent' }),
   tracerProvider,
-  graphiqlHeaders,
+  graphiqlSandbox,
   upstreamUrl,
   ...chosen
 }: GatewayOptions): Gateway {
@@ -153,7 +153,7 @@ export function createGateway({
     parserAndValidationCache: false,
     logging: false,
     maskedErrors: { isDev: false },
-    ...graphiqlOptions(servesGraphiQL(settings), graphiqlHeaders),
+    ...graphiqlOptions(servesGraphiQL(settings), graphiqlSandbox),
     cors: finisher.cors.on ? PREFLIGHTS_ONLY : false,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,

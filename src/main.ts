@@ -85,8 +85,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     workers: settings.workers,
     logger,
     env: upstream.sandboxToken ? { [SANDBOX_URL_FROM_PRIMARY]: upstream.url.href } : {},
-    onListening: (port, metricsPort) =>
-      announce({ settings, port, metricsPort, sandboxToken: upstream.sandboxToken, workers: settings.workers }, logger),
+    onListening: (port, metricsPort) => announce({ settings, port, metricsPort, upstream, workers: settings.workers }, logger),
     cleanup: () => upstream.close(),
   });
 }
@@ -113,7 +112,16 @@ async function serve(settings: Settings, logger: Logger): Promise<void> {
   });
   if (cluster.isWorker) for (const signal of TERMINAL_SIGNALS) process.on(signal, () => {});
   if (cluster.isPrimary)
-    announce({ settings, port: running.port, metricsPort: running.metricsPort, sandboxToken: running.sandboxToken, workers: 1 }, logger);
+    announce(
+      {
+        settings,
+        port: running.port,
+        metricsPort: running.metricsPort,
+        upstream: { url: running.upstreamUrl, sandboxToken: running.sandboxToken },
+        workers: 1,
+      },
+      logger,
+    );
   else reportListening(running.port, running.metricsPort);
 }
 

@@ -99,8 +99,8 @@ async function buildGraphiQLAssets(): Promise<GraphiQLAssets> {
 
 /**
  * What runs once the bundle has: the page's options come as JSON; the fetcher and the Upstream
- * tab, functions, are added to them, and the endpoint the fetcher uses is taken out (Yoga's
- * GraphiQL warns when given both). Their functions are put here as source text, in one scope, and
+ * tab, functions, are added to them, and what is not GraphiQL's is taken out: the endpoint the
+ * fetcher uses (Yoga's GraphiQL warns when given both) and the sandbox the tab names (options.ts). Their functions are put here as source text, in one scope, and
  * that text is as this process was compiled: tsx (`npm run dev`) keeps function names with
  * esbuild's `__name` helper, which is defined here as what it is to them, nothing.
  */
@@ -109,7 +109,7 @@ var __name=function(target){return target;};
 ${[...FETCHER_SCRIPT, ...UPSTREAM_TAB_SCRIPT].join('\n')}
 var options=JSON.parse(document.getElementById('graphiql-options').textContent);
 var endpoint=options.endpoint||location.pathname;delete options.endpoint;
-var upstream=upstreamTab(React);YogaGraphiQL.plugins=[upstream.plugin];
+var upstream=upstreamTab(React,options.sandbox);delete options.sandbox;YogaGraphiQL.plugins=[upstream.plugin];
 options.fetcher=graphiqlFetcher(endpoint,${meros},upstream.calls);
 YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'),options);
 })();`;

@@ -1,5 +1,6 @@
 import type { YogaServerOptions } from 'graphql-yoga';
 import { graphiqlAssets, graphiqlShell } from './assets.js';
+import type { SandboxOnPage } from './upstream-tab.js';
 
 // Lines of at most 60 characters: the editor shows them whole in a window of 1400 × 900 (test/clients/graphiql-browser.test.ts).
 const EXAMPLE_QUERY = `# The first page of API keys. It is sent with the
@@ -42,13 +43,24 @@ query StreamedApiKeys {
 
 type GraphiQLOptions = Pick<YogaServerOptions<object, object>, 'graphiql' | 'renderGraphiQL'>;
 
+/** The embedded sandbox, when it is the gateway's upstream (src/server/upstream-source.ts). */
+export interface GraphiQLSandbox {
+  /** Its base address, on this machine's loopback. */
+  url: URL;
+  /** The token it is called with; it takes any. */
+  token: string;
+}
+
 /**
- * Yoga's GraphiQL options: the page opens with an example query, mutation and streamed query, each tab with
- * `headers` (the sandbox's Authorization header, when the gateway forwards to it).
+ * Yoga's GraphiQL options: the page opens with an example query, mutation and streamed query. With
+ * the sandbox as the upstream, each tab has its Authorization header, and the page (not GraphiQL)
+ * gets its address and token as `sandbox`, for the Upstream tab's curl commands: the one upstream
+ * address a page may hold, since a real one (UPSTREAM_URL) is never shown to a caller.
  */
-export function graphiqlOptions(enabled: boolean, headers: Record<string, string> = {}): GraphiQLOptions {
+export function graphiqlOptions(enabled: boolean, sandbox?: GraphiQLSandbox): GraphiQLOptions {
   if (!enabled) return { graphiql: false };
-  const headerText = JSON.stringify(headers, null, 2);
+  const headerText = JSON.stringify(sandbox ? { Authorization: `Bearer ${sandbox.token}` } : {}, null, 2);
+  const page: { sandbox?: SandboxOnPage } = sandbox ? { sandbox: { url: sandbox.url.href, token: sandbox.token } } : {};
   return {
     graphiql: {
       title: 'Video Management GraphQL',
@@ -62,6 +74,6 @@ export function graphiqlOptions(enabled: boolean, headers: Record<string, string
       shouldPersistHeaders: false,
     },
     // A small page linking the static assets that useGraphiQLAssets serves; Yoga adds `no-store`, the assets are cached.
-    renderGraphiQL: async (page) => graphiqlShell(await graphiqlAssets(), page ?? {}),
+    renderGraphiQL: async (options) => graphiqlShell(await graphiqlAssets(), { ...options, ...page }),
   };
 }

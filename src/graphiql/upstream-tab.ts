@@ -49,8 +49,22 @@ interface CurlRequest {
   body?: unknown;
 }
 
-/** The tab as a GraphiQL plugin, and the fetcher's side of it. GraphiQL mounts a plugin's content only while its tab is open. */
-function upstreamTab(React: ReactApi): { calls: UpstreamCalls; plugin: { title: string; icon: unknown; content: unknown } } {
+/** The embedded sandbox as the page is given it (src/graphiql/options.ts), when it is the upstream. */
+export interface SandboxOnPage {
+  /** Its base address, ending in /v2. */
+  url: string;
+  /** A token it takes. */
+  token: string;
+}
+
+/**
+ * The tab as a GraphiQL plugin, and the fetcher's side of it. GraphiQL mounts a plugin's content
+ * only while its tab is open. With the sandbox as the upstream, its commands call the sandbox.
+ */
+function upstreamTab(
+  React: ReactApi,
+  sandbox?: SandboxOnPage,
+): { calls: UpstreamCalls; plugin: { title: string; icon: unknown; content: unknown } } {
   const h = React.createElement;
   const listeners = new Set<() => void>();
   let shown: UpstreamView | undefined;
@@ -80,7 +94,7 @@ function upstreamTab(React: ReactApi): { calls: UpstreamCalls; plugin: { title: 
     }, []);
     const copy = (request: CurlRequest) => {
       const run = view?.run ?? 0;
-      const text = curlCommand(request);
+      const text = curlCommand(request, sandbox?.url);
       setCurl({ run, text, copied: false });
       // The clipboard exists in secure contexts only (https, localhost): elsewhere the text box is the copy.
       const clipboard = (globalThis as { navigator?: { clipboard?: { writeText(text: string): Promise<void> } } }).navigator?.clipboard;
@@ -93,7 +107,7 @@ function upstreamTab(React: ReactApi): { calls: UpstreamCalls; plugin: { title: 
       'div',
       { className: 'gateway-upstream' },
       h('div', { className: 'graphiql-doc-explorer-title' }, 'Upstream'),
-      ...upstreamContent(h, view, copy),
+      ...upstreamContent(h, view, copy, sandbox),
       curl && curl.run === view?.run ? curlBox(h, curl) : null,
     );
   }
@@ -107,7 +121,12 @@ function upstreamTab(React: ReactApi): { calls: UpstreamCalls; plugin: { title: 
 }
 
 /** What the tab shows of a view: a sentence while there are no calls to show, else the calls. */
-function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy: (request: CurlRequest) => void): unknown[] {
+function upstreamContent(
+  h: CreateElement,
+  view: UpstreamView | undefined,
+  copy: (request: CurlRequest) => void,
+  sandbox: SandboxOnPage | undefined,
+): unknown[] {
   const note = (text: string) => [h('p', { className: 'gateway-upstream-note' }, text)];
   if (!view) {
     return note(
@@ -137,11 +156,18 @@ function upstreamContent(h: CreateElement, view: UpstreamView | undefined, copy:
     upstream.calls.length > 0 ? callWaterfall(h, upstream.calls) : null,
     upstream.calls.length > 0 ? callList(h, upstream.calls, copy) : null,
     ...(upstream.dryRuns ?? []).map((request) => dryRunOf(h, request, copy)),
-    h(
-      'p',
-      { className: 'gateway-upstream-note' },
-      'Commands name the upstream $UPSTREAM_URL and the token $TOKEN: set both in your shell.',
-    ),
+    sandbox
+      ? h(
+          'p',
+          { className: 'gateway-upstream-note' },
+          'Commands call the sandbox upstream, on the gateway’s machine, and name the token $TOKEN; the sandbox takes any, so first: ',
+          h('code', null, `export TOKEN=${sandbox.token}`),
+        )
+      : h(
+          'p',
+          { className: 'gateway-upstream-note' },
+          'Commands name the upstream $UPSTREAM_URL and the token $TOKEN: set both in your shell.',
+        ),
     unshownBody
       ? h(
           'p',
@@ -285,16 +311,18 @@ function curlBox(h: CreateElement, curl: { text: string; copied: boolean }): unk
 /**
  * A curl command that repeats a REST request, for a shell where $UPSTREAM_URL is the upstream's
  * address (UPSTREAM_URL) and $TOKEN the caller's bearer token: the gateway shows neither, and the
- * Headers tab's Authorization is never copied. A write sends its body, or `$BODY` where the body
- * was too large to show.
+ * Headers tab's Authorization is never copied. `sandboxUrl`, the embedded sandbox's address when it
+ * is the upstream, is written in place of $UPSTREAM_URL. A write sends its body, or `$BODY` where
+ * the body was too large to show.
  */
-export function curlCommand(request: CurlRequest): string {
+export function curlCommand(request: CurlRequest, sandboxUrl?: string): string {
   const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   const words = ['curl'];
   if (request.method !== 'GET') words.push('-X', request.method);
   // A redacted query value is written `[redacted]`, which curl would read as a range.
   if (/[[\]{}]/.test(request.url)) words.push('--globoff');
-  words.push(`"$UPSTREAM_URL"${quoted(request.url)}`, '-H', '"Authorization: Bearer $TOKEN"');
+  const url = sandboxUrl === undefined ? `"$UPSTREAM_URL"${quoted(request.url)}` : quoted(sandboxUrl.replace(/\/+$/, '') + request.url);
+  words.push(url, '-H', '"Authorization: Bearer $TOKEN"');
   const body = request.body !== undefined ? quoted(JSON.stringify(request.body)) : request.bodyBytes !== undefined ? '"$BODY"' : '';
   if (body) words.push('-H', quoted('Content-Type: application/json'), '--data-raw', body);
   return words.join(' ');

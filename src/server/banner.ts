@@ -2,14 +2,15 @@ import { type Settings, servesGraphiQL } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
 import { buildInfo } from './build-info.js';
 import { hostInAddress } from './listen.js';
+import type { UpstreamSource } from './upstream-source.js';
 
 export interface Announcement {
   settings: Settings;
   port: number;
   /** Where /metrics is served. */
   metricsPort: number;
-  /** The embedded sandbox's token, when the gateway forwards to it. */
-  sandboxToken: string | undefined;
+  /** Where the calls go: its address is printed only when it is the embedded sandbox (with its token). */
+  upstream: Pick<UpstreamSource, 'url' | 'sandboxToken'>;
   workers: number;
 }
 
@@ -19,9 +20,11 @@ const GRAPHIQL_WITHHELD =
 
 /**
  * Where to point a browser, and which token the sandbox takes. The token is the sandbox's fixed demo
- * token; it is printed as plain text outside production, never into JSON logs.
+ * token, and the sandbox's address one on this machine's loopback; both are printed as plain text
+ * outside production, never into JSON logs. UPSTREAM_URL's address is never printed.
  */
-export function announce({ settings, port, metricsPort, sandboxToken, workers }: Announcement, logger: Logger): void {
+export function announce({ settings, port, metricsPort, upstream, workers }: Announcement, logger: Logger): void {
+  const { sandboxToken } = upstream;
   const everyInterface = settings.host === '0.0.0.0' || settings.host === '::';
   const shown = everyInterface ? 'localhost' : hostInAddress(settings.host);
   const url = `http://${shown}:${port}/graphql`;
@@ -50,6 +53,9 @@ export function announce({ settings, port, metricsPort, sandboxToken, workers }:
   if (sandboxToken !== undefined) {
     console.log(`${sandboxLine}.`);
     console.log(`Send this header with every request (GraphiQL opens with it filled in): Authorization: Bearer ${sandboxToken}`);
+    console.log(
+      `The sandbox upstream is at ${upstream.url.href}, on this machine only: the curl commands GraphiQL's Upstream tab copies call it.`,
+    );
   } else {
     console.log('Forwarding to the upstream set in UPSTREAM_URL.');
   }

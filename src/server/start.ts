@@ -40,10 +40,10 @@ export interface RunningGateway {
 export async function startGateway({ logger, tracerProvider, ...given }: StartOptions): Promise<RunningGateway> {
   const settings = settingsWith({ ...given, upstreamUserAgent: given.upstreamUserAgent ?? USER_AGENT });
   const upstream = await openUpstream(settings);
-  const graphiqlHeaders = upstream.sandboxToken ? { Authorization: `Bearer ${upstream.sandboxToken}` } : undefined;
+  const graphiqlSandbox = upstream.sandboxToken === undefined ? undefined : { url: upstream.url, token: upstream.sandboxToken };
   let gateway: Gateway;
   try {
-    gateway = createGateway({ ...settings, upstreamUrl: upstream.url, logger, tracerProvider, graphiqlHeaders });
+    gateway = createGateway({ ...settings, upstreamUrl: upstream.url, logger, tracerProvider, graphiqlSandbox });
   } catch (error) {
     await upstream.close();
     throw error;

@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SANDBOX_TOKEN } from '../../src/sandbox/server.js';
-import { AUTH, TOKEN } from '../support/auth.js';
+import { AUTH, SANDBOX_AUTH, TOKEN } from '../support/auth.js';
 import { describeInBrowser } from '../support/browser.js';
 import { gatewayOverSandbox } from '../support/fixtures.js';
 import { edgesIn, pagesHeldForTheClient } from '../support/incremental.js';
@@ -15,6 +17,8 @@ const shown = async (pane: Locator) => (await pane.innerText()).replaceAll('\u00
 
 // As `npm start` runs it: the embedded sandbox, and GraphiQL opening with its header.
 const it = gatewayOverSandbox();
+
+const run = promisify(execFile);
 
 /** The example tabs GraphiQL opens with (src/graphiql/options.ts). */
 const TABS = ['ApiKeys', 'UpdateCategory', 'StreamedApiKeys'];
@@ -294,6 +298,61 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     expect(await outside(page, '.graphiql-plugin', `${cells}, .gateway-upstream-tick`)).toEqual([]);
     expect(await outside(page, '.graphiql-tabs', '.graphiql-tab')).toEqual([]);
     expect(await outside(page, '.graphiql-session-header', '.graphiql-tab-add')).toEqual([]);
+  });
+
+  it('copies curl commands that run as pasted against the sandbox of `./run start`, a write with its body', { timeout: 60_000 }, async ({
+    freshBrowser,
+    gateway,
+    sandbox,
+  }) => {
+    await freshBrowser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(gateway.url).origin });
+    const page = await freshBrowser.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
+    await page.locator('[aria-label="Show Upstream"]').click();
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(async () => (await callsIn(page)).length, { timeout: 15_000 }).toBe(1);
+    /** What the clipboard holds once the call's Copy as curl has been pressed. */
+    const copied = async (call: number) => {
+      await page.locator('.gateway-upstream-call').nth(call).getByRole('button', { name: 'Copy as curl' }).click();
+      await expect.poll(() => page.locator('.gateway-upstream').innerText()).toContain('Copied to the clipboard.');
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
+    const read = await copied(0);
+    // The line the tab gives to type first, then the command, as a person pastes them into a shell.
+    const setUp = await page.locator('.gateway-upstream-note code').allInnerTexts();
+    expect([setUp, read]).toEqual([
+      [`export TOKEN=${SANDBOX_TOKEN}`],
+      `curl '${sandbox.url}/api_keys?limit=5' -H "Authorization: Bearer $TOKEN"`,
+    ]);
+    const pasted = async (command: string) =>
+      JSON.parse((await run('sh', ['-c', `${setUp[0]}\n${command}`], { env: { PATH: process.env.PATH } })).stdout) as {
+        success: boolean;
+        result: any;
+      };
+    const keys = await pasted(read);
+    expect([keys.success, keys.result.map((key: { name: string }) => key.name)]).toEqual([
+      true,
+      ['API key 1', 'API key 2', 'API key 3', 'API key 4', 'API key 5'],
+    ]);
+
+    await openTab(page, 'UpdateCategory', 'mutation UpdateCategory');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(async () => (await callsIn(page)).map((call) => call[1]), { timeout: 15_000 }).toEqual(['PATCH']);
+    const write = await copied(0);
+    expect(write).toBe(
+      `curl -X PATCH '${sandbox.url}/categories/cat_001' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-raw '{"name":"Renamed in GraphiQL"}'`,
+    );
+    // Renamed otherwise meanwhile, the category takes the command's name again: its body went with it.
+    const renamed = await gateway.graphql(
+      'mutation { updateCategory(input: { id: "cat_001", name: "Renamed by hand" }) { category { name } } }',
+      {
+        headers: SANDBOX_AUTH,
+      },
+    );
+    expect(renamed.body).toEqual({ data: { updateCategory: { category: { name: 'Renamed by hand' } } } });
+    expect(await pasted(write)).toMatchObject({ success: true, result: { id: 'cat_001', name: 'Renamed in GraphiQL' } });
   });
 
   it('shows the write a dry run built, with its body, and sends nothing upstream', { timeout: 60_000 }, async ({ browser, start }) => {

@@ -166,7 +166,7 @@ describe('a retired variable', () => {
 });
 
 describe('start-up with the embedded sandbox', () => {
-  it('prints the GraphiQL address and a ready-to-paste header that work, with GraphiQL served from local assets', async () => {
+  it('prints the GraphiQL address, a ready-to-paste header and the sandbox’s address that work, with GraphiQL served from local assets', async () => {
     // No HOST: outside production the gateway listens on loopback, and says so.
     const main = startMain({ PORT: '0', GATEWAY_REVISION: '4f1e2d3' });
     running = main.child;
@@ -174,6 +174,10 @@ describe('start-up with the embedded sandbox', () => {
       /^GraphQL gateway [\d.]+ \(revision 4f1e2d3\) listening on (http:\/\/127\.0\.0\.1:\d+\/graphql)/m,
     );
     const [, token] = await main.waitFor(/Authorization: Bearer ([\w.-]+)/);
+    // Where the curl commands of GraphiQL's Upstream tab go: the sandbox answers them itself.
+    const [, sandbox] = await main.waitFor(/^The sandbox upstream is at (http:\/\/127\.0\.0\.1:\d+\/v2), on this machine only: /m);
+    const direct = await fetch(`${sandbox}/api_keys?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await direct.json()).toMatchObject({ success: true, result: [{ id: 'ak_001', name: 'API key 1' }] });
     expect(main.output()).toContain('; HOST=127.0.0.1 only; set HOST=0.0.0.0 to listen on every interface.');
     expect(main.output()).toContain(
       'serving the embedded sandbox upstream in-process, with seeded demo data; it accepts any bearer token.',
@@ -192,6 +196,20 @@ describe('start-up with the embedded sandbox', () => {
       body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id name } } }' }),
     });
     expect(await answer.json()).toEqual({ data: { apiKeys: { nodes: [{ id: 'ak_001', name: 'API key 1' }] } } });
+  });
+});
+
+describe('start-up with UPSTREAM_URL', () => {
+  it('puts the upstream’s address neither in its output nor in GraphiQL’s page', async () => {
+    // Nothing listens there: the gateway calls its upstream only to answer an operation.
+    const port = await freePort();
+    const main = startMain({ PORT: '0', UPSTREAM_URL: `http://127.0.0.1:${port}/v2` });
+    running = main.child;
+    const [, address] = await main.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+\/graphql) \(open it in a browser for GraphiQL\)/);
+    await main.waitFor(/^Forwarding to the upstream set in UPSTREAM_URL\.$/m);
+    const page = await (await fetch(address!, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('<script type="application/json" id="graphiql-options">');
+    expect([main.output().includes(String(port)), page.includes(String(port))]).toEqual([false, false]);
   });
 });
 
