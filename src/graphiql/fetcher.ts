@@ -39,9 +39,11 @@ function fail(message: string): { message: string } {
  * dropped when the text names one operation at most, so the server runs the one it has.
  *
  * It takes an answer in parts (`multipart/mixed`, for `@defer` and `@stream`) as well as JSON, and
- * hands GraphiQL the parts as they arrive. While the Upstream tab is open it sends
- * `X-Debug-Upstream: 1` with each operation (unless the Headers tab sets that header itself), and
- * shows the tab the calls of every result, part by part.
+ * hands GraphiQL the parts as they arrive. It sends `X-Debug-Upstream: 1` with each operation
+ * (unless the Headers tab sets that header itself), and shows the Upstream tab the calls of every
+ * result, part by part, whether the tab is open or opened later: a result run first and looked
+ * into after shows its calls too. The result pane shows them while the tab is open; closed, it
+ * shows the answer as an app gets it.
  */
 export function graphiqlFetcher(endpoint: string, readParts: typeof meros, tab: UpstreamCalls) {
   let runs = 0;
@@ -54,8 +56,8 @@ export function graphiqlFetcher(endpoint: string, readParts: typeof meros, tab: 
       ...options.headers,
     };
     const given = Object.keys(headers).some((name) => name.toLowerCase() === 'x-debug-upstream');
-    if (run !== undefined && tab.open && !given) headers['x-debug-upstream'] = '1';
-    const upstream = upstreamOf(tab, run, given || headers['x-debug-upstream'] !== undefined);
+    if (run !== undefined && !given) headers['x-debug-upstream'] = '1';
+    const upstream = upstreamOf(tab, run, given);
     const body = JSON.stringify({ query: params.query, variables: params.variables, operationName: operationNameIn(params) });
     const stop = new AbortController();
     let response: Response;
@@ -88,21 +90,24 @@ function operationNameIn(params: FetcherParams): string | undefined {
 
 /**
  * Shows the tab each result, or part, of one run as it arrives, its calls added to those of the
- * parts before. The part itself then holds them all: GraphiQL merges the parts' extensions key by
- * key, and would show the calls of the last part alone.
+ * parts before. The part itself then holds them all (GraphiQL merges the parts' extensions key by
+ * key, and would show the calls of the last part alone), or, while the tab is closed, none: unless
+ * the Headers tab asked for them itself (`given`), the result pane then shows what an app gets.
  */
-function upstreamOf(tab: UpstreamCalls, run: number | undefined, asked: boolean) {
+function upstreamOf(tab: UpstreamCalls, run: number | undefined, given: boolean) {
   let upstream: ShownUpstream | undefined;
   let parts = 0;
   return <T extends Result>(result: T): T => {
     if (run === undefined) return result;
     parts += 1;
     const part = result.extensions?.upstream;
-    if (part) {
-      upstream = { ...upstream, ...part, calls: [...(upstream?.calls ?? []), ...part.calls] };
-      result.extensions = { ...result.extensions, upstream };
-    }
-    tab.show({ run, asked, upstream, parts, streaming: result.hasNext === true });
+    if (part) upstream = { ...upstream, ...part, calls: [...(upstream?.calls ?? []), ...part.calls] };
+    tab.show({ run, upstream, parts, streaming: result.hasNext === true });
+    if (!part) return result;
+    const { upstream: _, ...others } = result.extensions!;
+    const shown = tab.open || given ? { ...others, upstream } : others;
+    if (Object.keys(shown).length > 0) result.extensions = shown;
+    else delete result.extensions;
     return result;
   };
 }

@@ -21,8 +21,6 @@ type CreateElement = (type: unknown, props?: Record<string, unknown> | null, ...
 export interface UpstreamView {
   /** Counts the operations run: the answer of an older one than the one shown is not shown. */
   run: number;
-  /** Its request asked for its calls (`X-Debug-Upstream`). */
-  asked: boolean;
   /** Its parts' `extensions.upstream`, their calls joined in order; undefined while none had it. */
   upstream: ShownUpstream | undefined;
   /** Parts received: 1 for an answer in one piece. */
@@ -33,7 +31,7 @@ export interface UpstreamView {
 
 /** The fetcher's side of the tab (src/graphiql/fetcher.ts). */
 export interface UpstreamCalls {
-  /** Whether the tab is open: the fetcher asks for the calls only then. */
+  /** Whether the tab is open: the result pane shows the calls only then. */
   readonly open: boolean;
   show(view: UpstreamView): void;
 }
@@ -131,16 +129,14 @@ function upstreamContent(
   if (!view) {
     return note(
       'Run an operation: the REST calls behind its result appear here, part by part under @defer and @stream. ' +
-        'While this tab is open, GraphiQL asks for them with the header X-Debug-Upstream: 1.',
+        'GraphiQL asks for them with the header X-Debug-Upstream: 1.',
     );
   }
   const { upstream } = view;
   if (!upstream) {
     return note(
-      view.asked
-        ? 'The gateway showed no calls for this result. In production it shows them only to a request whose ' +
-            'X-Debug-Upstream header carries DEBUG_UPSTREAM_KEY: set "X-Debug-Upstream": "1; key=…" in the Headers tab.'
-        : 'This result was run while the tab was closed, so it did not ask for its calls: run it again.',
+      'The gateway showed no calls for this result. In production it shows them only to a request whose ' +
+        'X-Debug-Upstream header carries DEBUG_UPSTREAM_KEY: set "X-Debug-Upstream": "1; key=…" in the Headers tab.',
     );
   }
   const total = upstream.calls.reduce((sum, call) => sum + call.durationMs, 0);

@@ -133,7 +133,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     expect(await shown(result)).not.toMatch(/stack|\bat \w|\.js:\d/);
   });
 
-  it('shows the REST calls behind a streamed result in the Upstream tab as its parts arrive, asking for them only while it is open', {
+  it('shows the REST calls behind a streamed result in the Upstream tab as its parts arrive, and in the result pane while it is open', {
     timeout: 90_000,
   }, async ({ browser, start }) => {
     const held = pagesHeldForTheClient(60);
@@ -221,15 +221,18 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
     expect([stored.includes('StreamedApiKeys'), stored.includes(TOKEN)]).toEqual([true, false]);
 
-    // Closed, the tab asks for nothing: no header goes out, and the gateway shows no calls.
+    // Closed, the tab still has the calls asked for, and the result pane shows the answer as an app gets it.
     await page.locator('[aria-label="Hide Upstream"]').click();
     await expect.poll(() => page.locator('.gateway-upstream').count()).toBe(0);
-    const unasked = page.waitForRequest(
+    const unseen = page.waitForRequest(
       (request) => request.method() === 'POST' && request.postDataJSON()?.operationName === 'StreamedApiKeys',
     );
     await page.locator('.graphiql-execute-button').click();
-    const again = await unasked;
-    expect([again.headers()['x-debug-upstream'], (await again.response())!.headers()['server-timing']]).toEqual([undefined, undefined]);
+    const again = await unseen;
+    expect([again.headers()['x-debug-upstream'], (await again.response())!.headers()['server-timing']]).toEqual([
+      '1',
+      expect.stringMatching(/^upstream;dur=[\d.]+;desc="1 call"$/),
+    ]);
     await expect.poll(() => resultIn(page), { timeout: 15_000 }).toEqual(plain.body);
     // The Headers tab is as it was typed: the fetcher adds the header to the request, not to it.
     expect(await shown(headers.locator('.view-lines'))).toBe(JSON.stringify({ Authorization: AUTH.authorization }));
@@ -237,6 +240,32 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       new Set([new URL(gateway.url).origin]),
     );
     expect(violations).toEqual([]);
+  });
+
+  it('shows the calls behind a result run before the Upstream tab was opened, as the README’s tour does it', async ({
+    freshBrowser,
+    gateway,
+  }) => {
+    // README, tour step 1: "Press Run; the Upstream tab in the sidebar shows the REST calls behind the result."
+    // Tall enough for the result pane to hold every line of the answer (Monaco draws only the lines in view).
+    const page = await freshBrowser.newPage();
+    await page.setViewportSize({ width: 1400, height: 3000 });
+    await page.goto(gateway.url);
+    await expect.poll(() => page.locator('.graphiql-tab').allInnerTexts(), { timeout: 15_000 }).toEqual(TABS);
+    await page.locator('.graphiql-execute-button').click();
+    // The result pane shows what an app gets: the calls are the tab's.
+    const plain = await gateway.graphql(
+      'query ApiKeys($first: Int = 5, $after: String) { apiKeys(first: $first, after: $after) { edges { cursor node { id name type permissions createdTime } } pageInfo { hasNextPage endCursor } } }',
+      { headers: SANDBOX_AUTH },
+    );
+    await expect.poll(() => resultIn(page), { timeout: 15_000 }).toEqual(plain.body);
+    await page.locator('[aria-label="Show Upstream"]').click();
+    await expect
+      .poll(() => callsIn(page))
+      .toEqual([
+        ['1', 'GET', '/api_keys?limit=5', '200', expect.stringMatching(/^[\d.]+ ms$/), '1', 'miss', 'apiKeys', 'none', 'Copy as curl'],
+      ]);
+    expect(await page.locator('.gateway-upstream-summary').innerText()).toMatch(/^1 call, [\d.]+ ms upstream\.$/);
   });
 
   it('shows every column of the Upstream tab, its copy buttons and its time axis at 1280 px, and the whole tab bar at 1024 px', async ({

@@ -52,7 +52,7 @@ describe("GraphiQL's fetcher", () => {
     const urls = ['/api_keys?limit=25', '/api_keys?limit=25&cursor=25', '/api_keys?limit=10&cursor=50'];
     expect(parts.map(urlsOf).at(-1)).toEqual(urls);
     expect(upstreamTab.views.map((view) => view.upstream?.calls.length)).toEqual(parts.map(urlsOf).map((calls) => calls?.length));
-    expect(upstreamTab.views.at(-1)).toMatchObject({ run: 1, asked: true, parts: parts.length, streaming: false });
+    expect(upstreamTab.views.at(-1)).toMatchObject({ run: 1, parts: parts.length, streaming: false });
     expect(upstreamTab.views.slice(0, -1).every((view) => view.streaming)).toBe(true);
 
     upstream.answer(apiKeyList(60));
@@ -78,33 +78,47 @@ describe("GraphiQL's fetcher", () => {
     ]);
   });
 
-  it('asks for the calls only while the tab is open, never for the schema, and keeps the Headers tab’s own header', async ({ gateway }) => {
+  it('asks for the calls of every run, never of the schema, and shows them in the result only while the tab is open or the Headers tab asks', async ({
+    gateway,
+  }) => {
     const query = '{ apiKeys(first: 1) { nodes { id } } }';
+    const call = expect.objectContaining({ url: '/api_keys?limit=1' });
+    // Closed, the tab is shown the calls all the same, for when it is opened; the result is an app's.
     const closed = tab(false);
-    const notAsked = await graphiqlFetcher(gateway.url, meros, closed)({ query }, { headers: AUTH });
-    expect([notAsked, closed.views]).toEqual([
+    const quiet = await graphiqlFetcher(gateway.url, meros, closed)({ query }, { headers: AUTH });
+    expect([quiet, closed.views]).toEqual([
       { data: { apiKeys: { nodes: [{ id: 'k1' }] } } },
-      [{ run: 1, asked: false, upstream: undefined, parts: 1, streaming: false }],
+      [{ run: 1, upstream: { calls: [call] }, parts: 1, streaming: false }],
     ]);
-    // Asked for in the Headers tab, here under another spelling, the calls come with the tab closed too.
+    const open = tab(true);
+    const shown = await graphiqlFetcher(gateway.url, meros, open)({ query }, { headers: AUTH });
+    expect([urlsOf(shown), open.views]).toEqual([
+      ['/api_keys?limit=1'],
+      [{ run: 1, upstream: { calls: [call] }, parts: 1, streaming: false }],
+    ]);
+    // Asked for in the Headers tab, here under another spelling, the calls stay in the result with the tab closed too.
     const askedInPane = await graphiqlFetcher(gateway.url, meros, closed)({ query }, { headers: { ...AUTH, 'X-Debug-Upstream': '1' } });
     expect(urlsOf(askedInPane)).toEqual(['/api_keys?limit=1']);
-    expect(closed.views.at(-1)).toMatchObject({ asked: true, upstream: { calls: [{ url: '/api_keys?limit=1' }] } });
 
-    const open = tab(true);
     const schema = await graphiqlFetcher(gateway.url, meros, open)({ query: '{ __typename }', operationName: 'IntrospectionQuery' });
-    expect([schema, open.views]).toEqual([{ data: { __typename: 'Query' } }, []]);
+    expect([schema, open.views.length]).toEqual([{ data: { __typename: 'Query' } }, 1]);
 
-    // Accept: multipart/mixed from the Headers tab is answered in parts, which the fetcher reads.
+    // Accept: multipart/mixed from the Headers tab is answered in parts, which the fetcher reads; closed, the tab has their calls alone.
+    const streamed = tab(false);
     const parts = (await graphiqlFetcher(
       gateway.url,
       meros,
-      closed,
+      streamed,
     )({ query: STREAMED }, { headers: { ...AUTH, Accept: 'multipart/mixed' } })) as AsyncIterable<ReceivedPart>;
     const received: ReceivedPart[] = [];
     for await (const part of parts) received.push(part);
     expect(received.length).toBeGreaterThan(1);
     expect(received.map(urlsOf)).toEqual(received.map(() => undefined));
+    expect(streamed.views.at(-1)!.upstream!.calls.map((shownCall) => shownCall.url)).toEqual([
+      '/api_keys?limit=25',
+      '/api_keys?limit=25&cursor=25',
+      '/api_keys?limit=10&cursor=50',
+    ]);
   });
 });
 
