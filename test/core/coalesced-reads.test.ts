@@ -11,6 +11,8 @@ const it = gatewayOverUpstream((request) =>
 );
 
 const KEYS = '{ apiKeys(first: 2) { nodes { id name } } }';
+/** The keep-alive sockets of the gateway's pool to the upstream (`UpstreamClient`'s default). */
+const UPSTREAM_SOCKETS = 128;
 /** KEYS's data, from the upstream's two keys. */
 const KEYS_DATA = {
   apiKeys: {
@@ -78,5 +80,34 @@ describe('coalesced reads', () => {
       extensions: { code: 'UPSTREAM_TIMEOUT' },
     });
     expect(upstream.requests).toHaveLength(2);
+  });
+
+  test('a read never joins a call whose requests have all gone, even one still queued for a socket', { timeout: 30_000 }, async ({
+    start,
+  }) => {
+    // Every call waits 800 ms upstream: the pool's 128 sockets, once busy, stay busy while the test runs.
+    const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(2)), delayMs: 800 }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url) });
+    const fillers = Array.from({ length: UPSTREAM_SOCKETS }, (_, i) => gateway.graphql(KEYS, { headers: bearer(`filler-${i}`) }));
+    await expect.poll(() => upstream.requests.length, { interval: 5, timeout: 20_000 }).toBe(UPSTREAM_SOCKETS);
+    // The caller's read waits for a socket; its request goes away before one is free.
+    const leaving = new AbortController();
+    const gone = fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ query: KEYS }),
+      signal: leaving.signal,
+    }).catch((error: Error) => error.name);
+    await sleep(100);
+    leaving.abort();
+    expect(await gone).toBe('AbortError');
+    await sleep(100);
+    // The same read again, as a browser repeats a fetch it aborted: a call of its own, answered once a socket is free.
+    const again = await gateway.graphql(KEYS, { headers: AUTH });
+    const filled = await Promise.all(fillers);
+    expect(again.body).toEqual({ data: KEYS_DATA });
+    expect(filled.map((answer) => answer.body)).toEqual(Array(UPSTREAM_SOCKETS).fill({ data: KEYS_DATA }));
+    // The abandoned read was never sent; the one after it was.
+    expect(upstream.requests.filter((request) => request.headers.authorization === AUTH.authorization)).toHaveLength(1);
   });
 });

@@ -132,4 +132,21 @@ describe('InFlightReads', () => {
     call.fail(new Error('aborted'));
     await expect(answer).rejects.toThrow('aborted');
   });
+
+  it('never lets a read join a call every request left, and the late end of that call leaves the next one in place', async () => {
+    const reads = new InFlightReads<string>();
+    const [abandoned, next, third] = [pendingCall(), pendingCall(), pendingCall()];
+    const gone = new AbortController();
+    const left = reads.join('alice', 'k', abandoned.start, gone.signal);
+    gone.abort();
+    // Aborted, but not settled yet (undici settles it once it reaches a socket): the same read makes a call of its own.
+    const again = reads.join('alice', 'k', next.start);
+    abandoned.fail(new Error('aborted'));
+    await expect(left).rejects.toThrow('aborted');
+    // The abandoned call's end took nothing out of the map: a read now joins the call that stands there.
+    const joining = reads.join('alice', 'k', third.start);
+    next.settle('answer');
+    expect([await again, await joining]).toEqual(['answer', 'answer']);
+    expect([abandoned.started, next.started, third.started]).toEqual([1, 1, 0]);
+  });
 });
