@@ -112,6 +112,9 @@ function connect(settings: StateSettings): RedisConnection | undefined {
       sentinels: redisSentinels,
       name: redisSentinelMaster,
       password: redisPassword,
+      // `AUTH default <password>` rather than `AUTH <password>`: a Sentinel without a password accepts the first as it is
+      // and refuses the second, which ioredis then writes to stderr, outside the logs, at every connection to a Sentinel.
+      sentinelUsername: redisPassword && 'default',
       sentinelPassword: redisPassword,
       sentinelCommandTimeout: CONNECT_TIMEOUT_MS,
       // Subscribed to the Sentinels' +switch-master: a planned failover leaves the old primary up, and taking writes

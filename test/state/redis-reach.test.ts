@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect } from 'vitest';
+import { Redis } from 'ioredis';
+import { expect, vi } from 'vitest';
 import { bearer } from '../support/auth.js';
 import { test } from '../support/fixtures.js';
 import { metricLines, type TestGateway } from '../support/gateway.js';
 import { captureLogs, lineBase } from '../support/logs.js';
+import { freePort } from '../support/ports.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeWithRedis, startRedis } from '../support/redis.js';
+import { SENTINEL_MASTER, startSentinelGroup } from '../support/redis-sentinel.js';
 
 /**
  * What a gateway tells of whether it reaches Redis, over a real redis-server: one log line when
@@ -119,6 +122,105 @@ describeWithRedis('whether Redis is reached', () => {
       }
     } finally {
       await Promise.all([redis.close(), gone.close()]);
+    }
+  });
+
+  test('behind Sentinels, a password or a primary’s name the Sentinels refuse is told as such', { timeout: 60_000 }, async ({ start }) => {
+    const group = await startSentinelGroup({ password: PASSWORD });
+    try {
+      const upstream = await start.upstream();
+      const sentinels = group.env.REDIS_SENTINELS!.split(',').map((address) => {
+        const [host, port] = address.split(':');
+        return { host: host!, port: Number(port) };
+      });
+      const noSentinel = await freePort();
+      const cases = {
+        'a wrong password': {
+          settings: { redisSentinelMaster: SENTINEL_MASTER, redisPassword: 'not the secret' },
+          line: { ...lineBase(50), msg: 'shared state: the Sentinels refused the password; serving without it', error: 'WRONGPASS' },
+        },
+        'no password': {
+          settings: { redisSentinelMaster: SENTINEL_MASTER },
+          line: { ...lineBase(50), msg: 'shared state: the Sentinels refused the password; serving without it', error: 'NOAUTH' },
+        },
+        'a wrong name': {
+          settings: { redisSentinelMaster: 'not-the-primary', redisPassword: PASSWORD },
+          line: {
+            ...lineBase(50),
+            msg: 'shared state: the Sentinels know no primary of REDIS_SENTINEL_MASTER; serving without it',
+            error: 'NO_SUCH_MASTER',
+          },
+        },
+        'no Sentinel up': {
+          settings: {
+            redisSentinelMaster: SENTINEL_MASTER,
+            redisPassword: PASSWORD,
+            redisSentinels: [{ host: '127.0.0.1', port: noSentinel }],
+          },
+          // ioredis closes a Sentinel's connection that failed, and keeps only that.
+          line: { ...lineBase(40), msg: 'shared state: Redis not reached; serving without it', error: 'CONNECTION_CLOSED' },
+        },
+      };
+      const started = await Promise.all(
+        Object.values(cases).map(async ({ settings }) => {
+          const logs = captureLogs('info');
+          const gateway = await start.gateway({
+            upstreamUrl: new URL(upstream.url),
+            redisSentinels: sentinels,
+            ...settings,
+            logger: logs.logger,
+          });
+          return { gateway, logs };
+        }),
+      );
+      await sleep(RETRIES_MS);
+      for (const [i, { line }] of Object.values(cases).entries()) {
+        const { gateway, logs } = started[i]!;
+        expect(logs.lines()).toEqual([line]);
+        expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 0']);
+        for (const secret of ['not the secret', PASSWORD, String(noSentinel), ...sentinels.map(({ port }) => String(port))])
+          expect(logs.raw.join('')).not.toContain(secret);
+      }
+    } finally {
+      await group.close();
+    }
+  });
+
+  test('behind Sentinels that need no password, nothing is written but the JSON lines', { timeout: 60_000 }, async ({ start }) => {
+    const group = await startSentinelGroup({ password: PASSWORD, sentinelPassword: false });
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const upstream = await start.upstream();
+      const logs = captureLogs('info');
+      const gateway = await start.gateway({
+        upstreamUrl: new URL(upstream.url),
+        redisSentinels: group.env
+          .REDIS_SENTINELS!.split(',')
+          .map((address) => ({ host: '127.0.0.1', port: Number(address.split(':')[1]) })),
+        redisSentinelMaster: SENTINEL_MASTER,
+        redisPassword: PASSWORD,
+        logger: logs.logger,
+      });
+      await gauge(gateway, 1);
+      // Connected again several times: each connection asks a Sentinel for the primary, and subscribes to the Sentinels.
+      const primary = new Redis({ port: group.primary.port, host: '127.0.0.1', password: PASSWORD });
+      try {
+        for (let i = 0; i < 3; i++) {
+          await primary.client('KILL', 'TYPE', 'normal');
+          await gauge(gateway, 0);
+          await gauge(gateway, 1);
+        }
+      } finally {
+        primary.disconnect();
+      }
+      expect(warn.mock.calls).toEqual([]);
+      expect(logs.lines().map(({ msg }) => msg)).toEqual([
+        'shared state: Redis reached',
+        ...Array(3).fill(['shared state: Redis lost; serving without it', 'shared state: Redis reached again']).flat(),
+      ]);
+    } finally {
+      warn.mockRestore();
+      await group.close();
     }
   });
 });

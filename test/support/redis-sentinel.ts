@@ -27,11 +27,18 @@ export interface SentinelGroup {
 
 /**
  * A primary and its replica, each a redis-server requiring `password`, watched by three Sentinels
- * (`redis-server <config> --sentinel`, quorum two) that require it too; each on free loopback
- * ports, in a folder of its own, stopped by its PID. Resolves once every Sentinel knows the replica
- * and the two other Sentinels, so that a failover can start at once.
+ * (`redis-server <config> --sentinel`, quorum two) that require it too, or none with
+ * `sentinelPassword: false`; each on free loopback ports, in a folder of its own, stopped by its
+ * PID. Resolves once every Sentinel knows the replica and the two other Sentinels, so that a
+ * failover can start at once.
  */
-export async function startSentinelGroup({ password }: { password: string }): Promise<SentinelGroup> {
+export async function startSentinelGroup({
+  password,
+  sentinelPassword = true,
+}: {
+  password: string;
+  sentinelPassword?: boolean;
+}): Promise<SentinelGroup> {
   const primary = await startRedis({ password });
   const replica = await startRedis({ password, args: ['--replicaof', '127.0.0.1', String(primary.port)] });
   const sentinels: RedisProcess[] = [];
@@ -43,7 +50,7 @@ export async function startSentinelGroup({ password }: { password: string }): Pr
       await writeFile(
         config,
         [
-          `requirepass "${password}"`,
+          ...(sentinelPassword ? [`requirepass "${password}"`] : []),
           `sentinel monitor ${SENTINEL_MASTER} 127.0.0.1 ${primary.port} 2`,
           `sentinel auth-pass ${SENTINEL_MASTER} "${password}"`,
           `sentinel down-after-milliseconds ${SENTINEL_MASTER} ${DOWN_AFTER_MS}`,
@@ -54,7 +61,13 @@ export async function startSentinelGroup({ password }: { password: string }): Pr
       sentinels.push(await runRedisProcess({ port: await freePort(), dir, args: [config, '--sentinel'], ready: '+monitor master' }));
     }
     const ask = async <T>(sentinel: RedisProcess, command: (client: Redis) => Promise<T>): Promise<T> => {
-      const client = new Redis({ port: sentinel.port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 0 });
+      const client = new Redis({
+        port: sentinel.port,
+        host: '127.0.0.1',
+        password: sentinelPassword ? password : undefined,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+      });
       client.on('error', () => {});
       try {
         return await command(client);
