@@ -31,19 +31,35 @@ if now_ms > tonumber(ARGV[1]) then return nil end
  */
 export type StoreScript = (keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<unknown>;
 
+/** A command not sent: the Redis node it is for failed another one a moment ago (`cause`). */
+class Paused extends Error {
+  constructor(override readonly cause: unknown) {
+    super('Not sent: Redis failed a command a moment ago');
+  }
+}
+
+/** One node's pause: until when the stores send it nothing, and the failure that paused them. */
+interface Pause {
+  until: number;
+  by: unknown;
+}
+
+/** The node of a single connection (one server, or the primary that Sentinels name): the only one. */
+const ONLY_NODE = '';
+
 /**
  * What every Redis store holds: the one connection, the key prefix (REDIS_KEY_PREFIX) and the one
  * way a command of theirs runs, so that a store never handles a Redis failure itself.
  *
  * - A command that fails or times out is reported (`StoreFailures`) and the store answers what it
  *   answers without Redis: a miss, or a count in this process.
- * - After a failure the stores send nothing to Redis for REDIS_PAUSE_MS, or until it connects again:
- *   a Redis that is down or stalls costs a request one command timeout at most, and the requests
- *   after it none. A timeout also drops the connection, and with it every command still waiting for
- *   an answer, so that a Redis that stalls holds nothing of the gateway's in memory; ioredis
- *   reconnects in the background: behind Sentinels, to the primary they name then; in a Redis
- *   Cluster, every node's connection is dropped (`Cluster.disconnect(true)`), and the cluster
- *   reconnects and reads its slots again, the node that stalled left out until it answers.
+ * - After a failure the stores send nothing to the node that failed it for REDIS_PAUSE_MS, or until
+ *   it connects again: a Redis that is down or stalls costs a request one command timeout at most,
+ *   and the requests after it none. A timeout also drops that node's connection, and with it every
+ *   command still waiting for an answer, so that a Redis that stalls holds nothing of the gateway's
+ *   in memory; ioredis reconnects in the background: behind Sentinels, to the primary they name
+ *   then. In a Redis Cluster a node is a primary, the one that serves the command's slot: the
+ *   others' slots go on being served while it is paused and its connection made again.
  * - Every command is a script that carries its deadline (`DEADLINE_CHECK`): nothing that timed out
  *   runs late.
  */
@@ -59,9 +75,8 @@ export class RedisLink {
   #clockOffsetMs = 0;
   /** In a Redis Cluster, each node's clock minus this process's, by the node's `host:port`: their clocks are their own. */
   readonly #nodeClockOffsets = new Map<string, number>();
-  #pausedUntil = 0;
-  /** The failure that paused the stores, which a command not sent meanwhile is reported with. */
-  #pausedBy: unknown;
+  /** The nodes the stores send nothing to for now, by `host:port` in a Redis Cluster, or `ONLY_NODE`. */
+  readonly #pauses = new Map<string, Pause>();
   /** Who waits for `connected`. */
   readonly #waiting: Array<() => void> = [];
 
@@ -78,13 +93,15 @@ export class RedisLink {
     this.#commandTimeoutMs = commandTimeoutMs;
     redis.on('ready', () => {
       if (!(redis instanceof Cluster)) void this.#measureClock(redis);
+      this.#pauses.clear();
       this.#connectedAgain();
     });
-    // A node's connection is made once, and never made again: ioredis makes a new one.
+    // A node's connection is made again after a failure, each time ready anew.
     if (redis instanceof Cluster) {
       redis.on('+node', (node: Redis) =>
-        node.once('ready', () => {
+        node.on('ready', () => {
           void this.#measureClock(node);
+          this.#pauses.delete(nodeKey(node));
           this.#connectedAgain();
         }),
       );
@@ -104,11 +121,10 @@ export class RedisLink {
     return redis.status === 'ready' && (!(redis instanceof Cluster) || redis.nodes('master').every((node) => node.status === 'ready'));
   }
 
-  /** A connection became ready: once all are, a pause ends, and whoever waits for them is told. */
+  /** A connection became ready: once all are, whoever waits for them is told. */
   #connectedAgain(): void {
     if (!this.#ready()) return;
     this.#reach.reached();
-    this.#pausedUntil = 0;
     for (const resolve of this.#waiting.splice(0)) resolve();
   }
 
@@ -130,44 +146,55 @@ export class RedisLink {
   script(name: string, numberOfKeys: number, lua: string): StoreScript {
     this.redis.defineCommand(name, { numberOfKeys, lua: DEADLINE_CHECK + lua });
     const command = (this.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>)[name]!;
-    return (keys, args) => command.call(this.redis, ...keys, this.#deadline(keys), ...args);
+    return (keys, args) => this.#send(keys, (deadline) => command.call(this.redis, ...keys, deadline, ...args));
   }
 
-  /** `command`'s answer, or `fallback`'s when Redis failed it or is paused (reported as `store`'s). */
+  /** `command`'s answer, or `fallback`'s when Redis failed it or its node is paused (reported as `store`'s). */
   async run<T>(store: StoreName, command: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
-    if (performance.now() < this.#pausedUntil) {
-      this.#failures.skipped(store, this.#pausedBy);
-      return fallback();
-    }
     try {
       return await command();
     } catch (error) {
-      this.#failed(store, error);
+      if (error instanceof Paused) this.#failures.skipped(store, error.cause);
+      else this.#failures.record(store, error, timedOut(error));
       return fallback();
     }
   }
 
-  #failed(store: StoreName, error: unknown): void {
-    const timedOut = (error as Error | null)?.message === 'Command timed out';
-    this.#failures.record(store, error, timedOut);
-    if (performance.now() < this.#pausedUntil) return;
-    this.#pausedUntil = performance.now() + REDIS_PAUSE_MS;
-    this.#pausedBy = error;
-    if (!timedOut) return;
-    // Every command still waiting is dropped with the connection, rather than held until a stalled Redis answers.
-    this.#reach.failed(error);
-    this.redis.disconnect(true);
+  /** Sends a script on `keys` to the node that serves them, unless that node is paused; a failure pauses it. */
+  async #send(keys: readonly string[], send: (deadline: number) => Promise<unknown>): Promise<unknown> {
+    const cluster = this.redis instanceof Cluster ? this.redis : undefined;
+    // Refused before anything is sent: a script whose keys lie in two slots.
+    const slot = keys.length > 1 || cluster ? slotOf(keys) : 0;
+    const node = cluster?.slots[slot]?.[0] ?? ONLY_NODE;
+    const pause = this.#pauses.get(node);
+    if (pause && performance.now() < pause.until) throw new Paused(pause.by);
+    try {
+      return await send(this.#deadline(node));
+    } catch (error) {
+      this.#failed(node, error);
+      throw error;
+    }
   }
 
-  /**
-   * When a command on `keys` sent now must have run, by the clock of the Redis that runs it: in a
-   * Redis Cluster, the node that serves their slot (as ioredis knows the slots).
-   */
-  #deadline(keys: readonly string[]): number {
-    const cluster = this.redis instanceof Cluster ? this.redis : undefined;
-    const slot = keys.length > 1 || cluster ? slotOf(keys) : 0;
-    const node = cluster?.slots[slot]?.[0];
-    const offset = (node === undefined ? undefined : this.#nodeClockOffsets.get(node)) ?? this.#clockOffsetMs;
+  #failed(node: string, error: unknown): void {
+    const pause = this.#pauses.get(node);
+    if (pause && performance.now() < pause.until) return;
+    this.#pauses.set(node, { until: performance.now() + REDIS_PAUSE_MS, by: error });
+    if (!timedOut(error)) return;
+    // Every command still waiting is dropped with the connection, rather than held until a stalled Redis answers.
+    this.#reach.failed(error);
+    this.#connectionOf(node)?.disconnect(true);
+  }
+
+  /** The connection to `node`: the one connection, or in a Redis Cluster that primary's, if ioredis holds one. */
+  #connectionOf(node: string): Redis | undefined {
+    const { redis } = this;
+    return redis instanceof Cluster ? redis.nodes('master').find((primary) => nodeKey(primary) === node) : redis;
+  }
+
+  /** When a command sent now to `node` must have run, by that node's clock. */
+  #deadline(node: string): number {
+    const offset = this.#nodeClockOffsets.get(node) ?? this.#clockOffsetMs;
     return Date.now() + offset + this.#commandTimeoutMs;
   }
 
@@ -176,8 +203,7 @@ export class RedisLink {
       const sent = Date.now();
       const [seconds, micros] = await connection.time();
       this.#clockOffsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (sent + Date.now()) / 2;
-      if (this.redis instanceof Cluster)
-        this.#nodeClockOffsets.set(`${connection.options.host}:${connection.options.port}`, this.#clockOffsetMs);
+      if (this.redis instanceof Cluster) this.#nodeClockOffsets.set(nodeKey(connection), this.#clockOffsetMs);
     } catch {
       // Measured again on the next connection; meanwhile the last offset stands.
     }
@@ -193,3 +219,8 @@ function slotOf(keys: readonly string[]): number {
   }
   return slot;
 }
+
+/** A Redis Cluster node's `host:port`, as ioredis names it in its slots. */
+const nodeKey = (node: Redis) => `${node.options.host}:${node.options.port}`;
+
+const timedOut = (error: unknown) => (error as Error | null)?.message === 'Command timed out';

@@ -82,7 +82,8 @@ const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1_000);
  *   without a restart. A primary demoted to a replica answers a write READONLY: the connection is
  *   then made again, to the new one.
  * - REDIS_CLUSTER_NODES: a Redis Cluster, a connection per primary, made as soon as the slots are
- *   known (not at a node's first command, which would refuse the commands that come while it connects).
+ *   known (not at a node's first command, which would refuse the commands that come while it connects),
+ *   and made again in the background when it fails, as one server's is.
  *   A command failed by a node that went away or a cluster that is down fails at once, rather than
  *   be retried by ioredis; redirections (MOVED, ASK) are followed within the command's timeout.
  */
@@ -93,6 +94,9 @@ function connect(settings: StateSettings): RedisConnection | undefined {
     maxRetriesPerRequest: 0,
     commandTimeout: settings.redisCommandTimeoutMs,
     connectTimeout: CONNECT_TIMEOUT_MS,
+    // A connection dropped is closed at once, not after ioredis's two seconds of waiting for Redis to close it: a
+    // stalled Redis never does, and meanwhile the commands sent to a Redis Cluster's node would wait in its queue.
+    disconnectTimeout: 0,
     retryStrategy: reconnectDelay,
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
   };
@@ -100,6 +104,9 @@ function connect(settings: StateSettings): RedisConnection | undefined {
     return new Cluster(redisClusterNodes, {
       enableOfflineQueue: false,
       clusterRetryStrategy: reconnectDelay,
+      // Each primary's connection is made again by itself, as one server's is: a primary that stalled or restarted is
+      // served again once it answers, without waiting for a command of its slots to be redirected there.
+      clusterNodeRetryStrategy: reconnectDelay,
       retryDelayOnFailover: 0,
       retryDelayOnClusterDown: 0,
       slotsRefreshTimeout: CONNECT_TIMEOUT_MS,

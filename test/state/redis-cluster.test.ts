@@ -86,7 +86,6 @@ describeWithRedis('a Redis Cluster', () => {
     try {
       const redis = cluster.client();
       const primaries = await clusterPrimaries(redis);
-      const stalled = cluster.nodes[0]!;
       const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
       const gateway = await start.gateway({
         upstreamUrl: new URL(upstream.url),
@@ -97,11 +96,19 @@ describeWithRedis('a Redis Cluster', () => {
         cacheTtlMs: 60_000,
         rateLimitOperations: 100_000,
       });
-      // Two callers whose cache lives on the node that will stall, and two whose cache lives elsewhere.
-      const stalledAddress = `127.0.0.1:${stalled.port}`;
-      const onStalled = (token: string) => nodeOf(redis, `stall:cache:{${callerKey(`Bearer ${token}`)}}:answers`) === stalledAddress;
-      const tokens = Array.from({ length: 200 }, (_, i) => `caller-${i}`);
-      const callers = [...tokens.filter(onStalled).slice(0, 2), ...tokens.filter((token) => !onStalled(token)).slice(0, 2)];
+      // Four callers all of whose keys, count and cache, live on the node that will stall: every command of theirs goes
+      // there, and none to the other primaries, whose own commands a busy machine can make time out now and then (the
+      // callers of the other primaries are the next test's). Such callers are found on some primaries only: the slots
+      // of `…rate:<caller>` and of `<caller>` (the cache's hash tag) differ by a constant XOR, CRC16 being linear.
+      const home = (token: string) => {
+        const caller = callerKey(`Bearer ${token}`);
+        const [rate, cache] = [`stall:rate:${caller}`, `stall:cache:{${caller}}:answers`].map((key) => nodeOf(redis, key));
+        return rate === cache ? rate : undefined;
+      };
+      const tokens = Array.from({ length: 300 }, (_, i) => `caller-${i}`);
+      const stalledAddress = tokens.map(home).find((address) => address !== undefined)!;
+      const stalled = cluster.nodes.find((node) => stalledAddress === `127.0.0.1:${node.port}`)!;
+      const callers = tokens.filter((token) => home(token) === stalledAddress).slice(0, 4);
       expect(callers).toHaveLength(4);
       const load = (rounds: number) =>
         Promise.all(
@@ -141,7 +148,64 @@ describeWithRedis('a Redis Cluster', () => {
       }
       expect(await stalledNode.keys('stall:cache:*')).toHaveLength(2);
     } finally {
-      cluster.nodes[0]!.thaw();
+      for (const node of cluster.nodes) node.thaw();
+      await cluster.close();
+    }
+  });
+
+  test('a primary that stalls leaves the other primaries’ slots shared: their callers’ counts and answers stay in Redis', {
+    timeout: 60_000,
+  }, async ({ start }) => {
+    // Held failed by the others only after a minute: meanwhile the cluster serves every other slot.
+    const cluster = await startRedisCluster({ password: PASSWORD, nodeTimeoutMs: 60_000 });
+    const stalled = cluster.nodes[0]!;
+    try {
+      const redis = cluster.client();
+      await clusterPrimaries(redis);
+      const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+      const gateway = await start.gateway({
+        upstreamUrl: new URL(upstream.url),
+        redisClusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+        redisPassword: PASSWORD,
+        // The others' commands must not time out on a busy machine: each that did would be a miss, and a count in this process.
+        redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS,
+        redisKeyPrefix: 'part:',
+        cacheTtlMs: 60_000,
+        rateLimitOperations: 100_000,
+      });
+      // Where each of a caller's keys lives: its count, and its answers (all three parts in one slot).
+      const nodesOf = (token: string) => {
+        const caller = callerKey(`Bearer ${token}`);
+        return [nodeOf(redis, `part:rate:${caller}`), nodeOf(redis, `part:cache:{${caller}}:answers`)];
+      };
+      const stalledAddress = `127.0.0.1:${stalled.port}`;
+      const tokens = Array.from({ length: 300 }, (_, i) => `caller-${i}`);
+      // One caller whose count lives on the node that will stall; three all of whose keys live elsewhere.
+      const onStalled = tokens.find((token) => nodesOf(token)[0] === stalledAddress)!;
+      const elsewhere = tokens.filter((token) => !nodesOf(token).includes(stalledAddress)).slice(0, 3);
+      expect(elsewhere).toHaveLength(3);
+      const read = (token: string) => gateway.graphql(KEYS, { headers: bearer(token) });
+      // Each caller's answer is stored, and the upstream has vouched for it.
+      for (const token of [onStalled, ...elsewhere]) expect((await read(token)).body.data).toEqual({ apiKeys: { nodes: [{ id: 'k1' }] } });
+      const sent = upstream.requests.length;
+
+      stalled.freeze();
+      const rounds = 20;
+      for (let i = 0; i < rounds; i++) {
+        // The stalled node's caller: its count times out, or is not sent while the node is paused; it is answered all the same.
+        expect((await read(onStalled)).status).toBe(200);
+        for (const token of elsewhere) expect((await read(token)).body.data).toEqual({ apiKeys: { nodes: [{ id: 'k1' }] } });
+      }
+      // Every read of the others was a cache hit in Redis (no upstream call but the stalled node's caller's), and every one counted there.
+      expect(upstream.requests.slice(sent).map((request) => request.headers.authorization)).toEqual(
+        Array(rounds).fill(`Bearer ${onStalled}`),
+      );
+      const counts = await Promise.all(
+        elsewhere.map(async (token) => Number(await redis.get(`part:rate:${callerKey(`Bearer ${token}`)}`))),
+      );
+      expect(counts).toEqual(Array(elsewhere.length).fill(1 + rounds));
+    } finally {
+      stalled.thaw();
       await cluster.close();
     }
   });

@@ -27,9 +27,18 @@ export interface RedisCluster {
  * A Redis Cluster of `primaries` primaries (no replicas), each a redis-server with
  * `cluster-enabled yes`, its own nodes.conf in a folder of its own, on free loopback ports (and a
  * free cluster bus port), requiring `password`; joined with `redis-cli --cluster create`. Resolves
- * once every node sees the cluster ok.
+ * once every node sees the cluster ok. A primary that answers nothing for `nodeTimeoutMs`
+ * (`cluster-node-timeout`) is held failed by the others, and the cluster refuses every command.
  */
-export async function startRedisCluster({ password, primaries = 3 }: { password: string; primaries?: number }): Promise<RedisCluster> {
+export async function startRedisCluster({
+  password,
+  primaries = 3,
+  nodeTimeoutMs = 5_000,
+}: {
+  password: string;
+  primaries?: number;
+  nodeTimeoutMs?: number;
+}): Promise<RedisCluster> {
   const nodes: RedisProcess[] = [];
   const clients: Array<Redis | Cluster> = [];
   const close = async () => {
@@ -48,7 +57,7 @@ export async function startRedisCluster({ password, primaries = 3 }: { password:
         '--cluster-port',
         String(await freePort()),
         '--cluster-node-timeout',
-        '5000',
+        String(nodeTimeoutMs),
       ];
       nodes.push(await runRedisProcess({ port: await freePort(), dir, args }));
     }
