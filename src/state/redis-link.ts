@@ -44,6 +44,9 @@ interface Pause {
   by: unknown;
 }
 
+/** How many slots a Redis Cluster has, each served by one primary. */
+const CLUSTER_SLOTS = 16_384;
+
 /** The node of a single connection (one server, or the primary that Sentinels name): the only one. */
 const ONLY_NODE = '';
 
@@ -116,9 +119,21 @@ export class RedisLink {
     return this.#ready() ? Promise.resolve() : new Promise((resolve) => this.#waiting.push(resolve));
   }
 
+  /**
+   * Whether the stores can send every command: the one connection is ready, or in a Redis Cluster
+   * every slot has a primary whose connection is ready. Judged by the slots, not by the connections
+   * ioredis holds, which leave out a primary whose connection ended.
+   */
   #ready(): boolean {
     const { redis } = this;
-    return redis.status === 'ready' && (!(redis instanceof Cluster) || redis.nodes('master').every((node) => node.status === 'ready'));
+    if (redis.status !== 'ready') return false;
+    if (!(redis instanceof Cluster)) return true;
+    const ready = new Set(redis.nodes('master').flatMap((node) => (node.status === 'ready' ? [nodeKey(node)] : [])));
+    for (let slot = 0; slot < CLUSTER_SLOTS; slot++) {
+      const primary = redis.slots[slot]?.[0];
+      if (primary === undefined || !ready.has(primary)) return false;
+    }
+    return true;
   }
 
   /** A connection became ready: once all are, whoever waits for them is told. */

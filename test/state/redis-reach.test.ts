@@ -8,6 +8,7 @@ import { captureLogs, lineBase } from '../support/logs.js';
 import { freePort } from '../support/ports.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeWithRedis, startRedis } from '../support/redis.js';
+import { startRedisCluster } from '../support/redis-cluster.js';
 import { SENTINEL_MASTER, startSentinelGroup } from '../support/redis-sentinel.js';
 
 /**
@@ -221,6 +222,37 @@ describeWithRedis('whether Redis is reached', () => {
     } finally {
       warn.mockRestore();
       await group.close();
+    }
+  });
+
+  test('in a Redis Cluster, reached only once every primary is, and told when one comes back, without a command', {
+    timeout: 60_000,
+  }, async ({ start }) => {
+    // A primary held failed by the others only after a minute: the cluster stays usable once it is back.
+    const cluster = await startRedisCluster({ password: PASSWORD, nodeTimeoutMs: 60_000 });
+    try {
+      const down = cluster.nodes[0]!;
+      await down.kill();
+      const upstream = await start.upstream();
+      const logs = captureLogs('info');
+      const gateway = await start.gateway({
+        upstreamUrl: new URL(upstream.url),
+        redisClusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+        redisPassword: PASSWORD,
+        logger: logs.logger,
+      });
+      await sleep(RETRIES_MS);
+      const notReached = { ...lineBase(40), msg: 'shared state: Redis not reached; serving without it', error: 'ECONNREFUSED' };
+      expect(logs.lines()).toEqual([notReached]);
+      expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 0']);
+
+      // No request is sent from here on: the gateway learns of the primary's return by itself.
+      await down.restart();
+      await gauge(gateway, 1);
+      expect(logs.lines()).toEqual([notReached, { ...lineBase(30), msg: 'shared state: Redis reached' }]);
+      for (const secret of [PASSWORD, ...cluster.nodes.map((node) => String(node.port))]) expect(logs.raw.join('')).not.toContain(secret);
+    } finally {
+      await cluster.close();
     }
   });
 });
