@@ -506,8 +506,9 @@ export const SETTINGS = {
   redisCommandTimeoutMs: setting({
     env: 'REDIS_COMMAND_TIMEOUT_MS',
     parse: milliseconds(1, 10_000),
-    default: 100,
-    doc: 'Longest wait for one Redis command; past it the store answers as if Redis were down (a cache miss, the counter of this replica).',
+    // Above the slowest command measured on a busy 2-core machine (440 ms; docs/shared-state.md#the-command-timeout).
+    default: 500,
+    doc: 'Longest wait for one Redis command; past it the store answers as if Redis were down (a cache miss, the counter of this replica), and Redis is probed before it is held lost ([shared state](shared-state.md#the-command-timeout)).',
     section: 'state',
   }),
   // Off by default: the upstream changes behind the gateway's back (an admin console, another app),

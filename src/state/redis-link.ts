@@ -13,6 +13,13 @@ export type RedisConnection = Redis | Cluster;
 const REDIS_PAUSE_MS = 1_000;
 
 /**
+ * How long a Redis that timed out a command has to answer a probe (PINGs, one after another, each
+ * within the command timeout) before it is held lost: one slow command, or this process's event
+ * loop held up past the timeout on a busy machine, is not an outage.
+ */
+const PROBE_MS = 1_000;
+
+/**
  * Opens every script: a command Redis runs after its deadline (ARGV[1], milliseconds by Redis's own
  * clock) does nothing and answers nil. A command the gateway gave up on may still reach a Redis that
  * stalled, once it runs again; this way it never changes anything late. The script after it has
@@ -58,11 +65,13 @@ const ONLY_NODE = '';
  *   answers without Redis: a miss, or a count in this process.
  * - After a failure the stores send nothing to the node that failed it for REDIS_PAUSE_MS, or until
  *   it connects again: a Redis that is down or stalls costs a request one command timeout at most,
- *   and the requests after it none. A timeout also drops that node's connection, and with it every
- *   command still waiting for an answer, so that a Redis that stalls holds nothing of the gateway's
- *   in memory; ioredis reconnects in the background: behind Sentinels, to the primary they name
- *   then. In a Redis Cluster a node is a primary, the one that serves the command's slot: the
- *   others' slots go on being served while it is paused and its connection made again.
+ *   and the requests after it none. After a timeout the node is probed first, the stores sending it
+ *   nothing meanwhile: answered within PROBE_MS, it was slow, not down, and the stores go on; not
+ *   answered, it is lost (told to `RedisReach`, and not before), paused, and its connection dropped,
+ *   and with it every command still waiting for an answer, so that a Redis that stalls holds
+ *   nothing of the gateway's in memory; ioredis reconnects in the background: behind Sentinels, to
+ *   the primary they name then. In a Redis Cluster a node is a primary, the one that serves the
+ *   command's slot: the others' slots go on being served while it is paused and its connection made again.
  * - Every command is a script that carries its deadline (`DEADLINE_CHECK`): nothing that timed out
  *   runs late.
  */
@@ -194,11 +203,41 @@ export class RedisLink {
   #failed(node: string, error: unknown): void {
     const pause = this.#pauses.get(node);
     if (pause && performance.now() < pause.until) return;
-    this.#pauses.set(node, { until: performance.now() + REDIS_PAUSE_MS, by: error });
-    if (!timedOut(error)) return;
-    // Every command still waiting is dropped with the connection, rather than held until a stalled Redis answers.
-    this.#reach.failed(error);
-    this.#connectionOf(node)?.disconnect(true);
+    if (!timedOut(error)) {
+      this.#pauses.set(node, { until: performance.now() + REDIS_PAUSE_MS, by: error });
+      return;
+    }
+    const probing = { until: Number.POSITIVE_INFINITY, by: error };
+    this.#pauses.set(node, probing);
+    void this.#probe(node).then((answered) => {
+      // The node connected again meanwhile, which ended the pause: what the probe learnt is old news.
+      if (this.#pauses.get(node) !== probing) return;
+      if (answered) {
+        this.#pauses.delete(node);
+        return;
+      }
+      this.#pauses.set(node, { until: performance.now() + REDIS_PAUSE_MS, by: error });
+      this.#reach.failed(error);
+      // Every command still waiting is dropped with the connection, rather than held until a stalled Redis answers;
+      // a connection closed for good (the shared state closed meanwhile) is left so.
+      const connection = this.#connectionOf(node);
+      if (connection && connection.status !== 'end') connection.disconnect(true);
+    });
+  }
+
+  /** Whether `node` answers a PING within PROBE_MS, sent again each time one times out. */
+  async #probe(node: string): Promise<boolean> {
+    const connection = this.#connectionOf(node);
+    const until = performance.now() + PROBE_MS;
+    while (connection) {
+      try {
+        await connection.ping();
+        return true;
+      } catch (error) {
+        if (!timedOut(error) || performance.now() >= until) return false;
+      }
+    }
+    return false;
   }
 
   /** The connection to `node`: the one connection, or in a Redis Cluster that primary's, if ioredis holds one. */

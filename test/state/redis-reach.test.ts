@@ -53,7 +53,9 @@ describeWithRedis('whether Redis is reached', () => {
     }
   });
 
-  test('stalled: lost at the first command timeout, back once it answers', { timeout: 30_000 }, async ({ start }) => {
+  test('stalled: lost once a command timed out and Redis answered nothing after it, back once it answers', {
+    timeout: 30_000,
+  }, async ({ start }) => {
     const redis = await startRedis();
     try {
       const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
@@ -80,6 +82,43 @@ describeWithRedis('whether Redis is reached', () => {
         { ...lineBase(30), msg: 'shared state: Redis reached again' },
       ]);
     } finally {
+      await redis.close();
+    }
+  });
+
+  test('one slow command is no outage: nothing lost while Redis answers again within a second, the connection kept', {
+    timeout: 30_000,
+  }, async ({ start }) => {
+    const redis = await startRedis();
+    const inspect = new Redis(redis.url);
+    try {
+      const upstream = await start.upstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+      const logs = captureLogs('info');
+      const gateway = await start.gateway({
+        upstreamUrl: new URL(upstream.url),
+        redisUrl: new URL(redis.url),
+        cacheTtlMs: 60_000,
+        logger: logs.logger,
+      });
+      const connections = async () => Number(/total_connections_received:(\d+)/.exec(await inspect.info('stats'))![1]);
+      const before = await connections();
+      const timeouts = async () => (await metricLines(gateway, 'gateway_shared_state_timeouts_total')).join();
+      // Redis stalls long enough for one command to time out, and runs again at once.
+      redis.freeze();
+      try {
+        await gateway.graphql('{ apiKeys(first: 1) { nodes { id } } }', { headers: bearer('slow') });
+        expect(await timeouts()).toBe('gateway_shared_state_timeouts_total{store="responseCache"} 1');
+      } finally {
+        redis.thaw();
+      }
+      await sleep(RETRIES_MS);
+      expect(logs.lines().filter(({ msg }) => msg !== 'graphql request' && !String(msg).includes('failed a command'))).toEqual([
+        { ...lineBase(30), msg: 'shared state: Redis reached' },
+      ]);
+      expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 1']);
+      expect(await connections()).toBe(before);
+    } finally {
+      inspect.disconnect();
       await redis.close();
     }
   });

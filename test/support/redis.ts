@@ -25,9 +25,10 @@ export function describeWithRedis(name: string, tests: () => void): void {
 }
 
 /**
- * A command timeout that a machine busy with other jobs does not reach (at the default 100 ms, Redis
- * commands timed out at a load of 16 on two cores): for the tests of what the stores share, which a
- * store answering without Redis would fail; the tests of Redis failing set their own.
+ * A command timeout that a machine busy with other jobs does not reach (at 100 ms, Redis commands
+ * timed out at a load of 16 on two cores; the slowest of docs/shared-state.md's measurements took
+ * 440 ms): for the tests of what the stores share, which a store answering without Redis would
+ * fail; the tests of Redis failing set their own.
  */
 export const UNHURRIED_COMMAND_TIMEOUT_MS = 2_000;
 
