@@ -9,5 +9,5 @@ import type { Settings } from '../src/config/settings.js';
  * reaches, so that its check is measured and never refuses; on loopback, on `ports` when given.
  */
 export function benchGatewaySettings(ports: Partial<Record<'PORT' | 'METRICS_PORT', string>> = {}): Settings {
-  return loadSettings({ RATE_LIMIT_OPERATIONS: '1000000', ...process.env, HOST: '127.0.0.1', ...ports });
+  return loadSettings({ RATE_LIMIT: '1000000', ...process.env, HOST: '127.0.0.1', ...ports });
 }

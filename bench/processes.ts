@@ -124,7 +124,8 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
   };
   const [cachingGateway, unlimitedGateway, workersGateway] = await Promise.all([
     gatewayWith('read cache', CACHED),
-    gatewayWith('no rate limit', { RATE_LIMIT_OPERATIONS: '0' }),
+    // Under both names, so that a compared build from before RATE_LIMIT was named so turns it off too.
+    gatewayWith('no rate limit', { RATE_LIMIT: '0', RATE_LIMIT_OPERATIONS: '0' }),
     gatewayWith('WORKERS=2', { WORKERS: '2' }, false),
   ]);
   const [redisCachingGateway, redisLimitingGateway] = redis

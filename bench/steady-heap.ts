@@ -28,7 +28,7 @@ for (const cacheTtlMs of ['0', '60000']) {
       METRICS_PORT: '0',
       SANDBOX: 'true',
       CACHE_TTL_MS: cacheTtlMs,
-      RATE_LIMIT_OPERATIONS: '1000000',
+      RATE_LIMIT: '1000000',
     }),
   );
   const load = () =>

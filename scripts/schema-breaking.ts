@@ -11,7 +11,6 @@
  * operation no longer validates, a breaking change is used by a registered operation or by
  * traffic, or a removal skips the lifecycle. Exit 2: a file or an option it cannot use.
  */
-import { parseArgs } from 'node:util';
 import { type Change, CriticalityLevel } from '@graphql-inspector/core';
 import { type GraphQLSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, validate } from 'graphql';
 import { argumentCoordinate, coordinatesByNode, fieldCoordinate, operationCoordinates } from '../src/field-usage.js';
@@ -21,6 +20,7 @@ import {
   type CommandResult,
   changeCoordinate,
   codeSchema,
+  commandLine,
   InputError,
   plural,
   readSchema,
@@ -308,24 +308,19 @@ interface Options {
 
 /** The options, `--manifest` taking one or more files (`--manifest a.json b.json`, or repeated). */
 export function optionsOf(argv: string[]): Options {
-  let parsed: ReturnType<typeof parseWith>;
-  try {
-    parsed = parseWith(argv);
-  } catch (error) {
-    throw new InputError(`${(error as Error).message}\n${USAGE}`);
-  }
-  const { values, tokens } = parsed;
-  const manifests: string[] = [];
-  let last: string | undefined;
-  for (const token of tokens) {
-    if (token.kind === 'option') {
-      last = token.name;
-      if (token.name === 'manifest') manifests.push(token.value!);
-    } else if (token.kind === 'positional') {
-      if (last !== 'manifest') throw new InputError(`${token.value}: only --manifest takes more than one file.\n${USAGE}`);
-      manifests.push(token.value);
-    }
-  }
+  const { values, manifests } = commandLine(
+    argv,
+    {
+      base: { type: 'string' },
+      next: { type: 'string' },
+      manifest: { type: 'string', multiple: true },
+      usage: { type: 'string' },
+      'min-requests': { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string' },
+    },
+    USAGE,
+  );
   if (values.base === undefined) throw new InputError(`--base is required.\n${USAGE}`);
   if (manifests.length === 0) throw new InputError(`--manifest is required.\n${USAGE}`);
   const minRequests = values['min-requests'] ?? '1';
@@ -341,22 +336,6 @@ export function optionsOf(argv: string[]): Options {
     out: values.out,
   };
 }
-
-const parseWith = (argv: string[]) =>
-  parseArgs({
-    args: argv,
-    allowPositionals: true,
-    tokens: true,
-    options: {
-      base: { type: 'string' },
-      next: { type: 'string' },
-      manifest: { type: 'string', multiple: true },
-      usage: { type: 'string' },
-      'min-requests': { type: 'string' },
-      json: { type: 'boolean' },
-      out: { type: 'string' },
-    },
-  });
 
 /** The whole command, for the CLI and for tests: its exit code and what it prints. */
 export async function runSchemaBreaking(argv: string[], today = new Date().toISOString().slice(0, 10)): Promise<CommandResult> {

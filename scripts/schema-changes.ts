@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { type Change, diff, type Rule } from '@graphql-inspector/core';
 import { buildSchema, type GraphQLSchema, printSchema, validateSchema } from 'graphql';
 import { type ParseError, parseTree } from 'jsonc-parser';
@@ -13,6 +14,32 @@ import { argumentCoordinate, directiveCoordinate, fieldCoordinate } from '../src
 
 /** A file the command cannot use: it exits 2 with the file and the reason. */
 export class InputError extends Error {}
+
+/**
+ * A command line read with `options`, `--manifest` taking one or more files (`--manifest a.json
+ * b.json`, or repeated): a mistake is an InputError followed by the command's `usage`.
+ */
+export function commandLine<T extends ParseArgsOptionsConfig>(argv: string[], options: T, usage: string) {
+  const config = { args: argv, allowPositionals: true, tokens: true, options } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    throw new InputError(`${(error as Error).message}\n${usage}`);
+  }
+  const manifests: string[] = [];
+  let last: string | undefined;
+  for (const token of parsed.tokens) {
+    if (token.kind === 'option') {
+      last = token.name;
+      if (token.name === 'manifest' && token.value !== undefined) manifests.push(token.value);
+    } else if (token.kind === 'positional') {
+      if (last !== 'manifest') throw new InputError(`${token.value}: only --manifest takes more than one file.\n${usage}`);
+      manifests.push(token.value);
+    }
+  }
+  return { values: parsed.values, manifests };
+}
 
 /** A file's text; a file that cannot be read names its system error code, never its content. */
 export function readInput(file: string): string {

@@ -84,6 +84,43 @@ export function unauthenticated(): GraphQLError {
 }
 
 /** The error of a write a dry run did not send. */
+/**
+ * Past the rate limit (RATE_LIMIT in RATE_LIMIT_UNIT): HTTP 429, an integer `Retry-After`, the
+ * RateLimit headers in that unit, and `retryAfter`. `needed`: the REST calls an operation needs,
+ * when the limit counts them; `remaining` is then what was left, which may be above 0.
+ */
+export function rateLimited(
+  { limit, remaining, resetSeconds }: { limit: number; remaining: number; resetSeconds: number },
+  needed?: number,
+): GraphQLError {
+  const what =
+    needed === undefined
+      ? `Too many operations: at most ${limit} per caller in each window (RATE_LIMIT).`
+      : `Too many upstream calls: this operation needs ${needed} of the ${remaining} left of ${limit} per caller in each window (RATE_LIMIT).`;
+  return new GraphQLError(`${what} Retry after ${resetSeconds} s.`, {
+    extensions: {
+      code: ErrorCode.RATE_LIMITED,
+      retryAfter: resetSeconds,
+      http: {
+        status: 429,
+        headers: {
+          'retry-after': String(resetSeconds),
+          'ratelimit-limit': String(limit),
+          'ratelimit-remaining': String(remaining),
+          'ratelimit-reset': String(resetSeconds),
+        },
+      },
+    },
+  });
+}
+
+/** A query under a dry run: estimated, not run. */
+export function dryRunOfReads(calls: number): GraphQLError {
+  return new GraphQLError(`Dry run: the reads were not sent; they would have made ${calls} upstream ${calls === 1 ? 'call' : 'calls'}.`, {
+    extensions: { code: ErrorCode.DRY_RUN, estimatedCalls: calls },
+  });
+}
+
 /** A write a dry run built and did not send; `shown`: the request may see it, in `extensions.upstream.dryRuns`. */
 export function dryRun(shown: boolean): GraphQLError {
   const where = shown ? '; extensions.upstream.dryRuns holds it.' : '.';

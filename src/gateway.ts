@@ -15,6 +15,7 @@ import {
   forwardsHeaders,
   looksUp,
   namesOperation,
+  showsItsCost,
   showsNoCalls,
   sumsUp,
   takesWholeResult,
@@ -35,6 +36,7 @@ import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
+import { useOperationCost } from './plugins/use-operation-cost.js';
 import { useOperationRecords } from './plugins/use-operation-records.js';
 import { useRateLimit } from './plugins/use-rate-limit.js';
 import { useReadiness } from './plugins/use-readiness.js';
@@ -279,7 +281,7 @@ function operationPlugins({ settings, counter, lookups, state, tracer, trustedDo
     // plans @defer itself.
     settings.federation ? undefined : { plugin: useIncrementalDelivery(), onHit: NOT_RUN },
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
-    { plugin: useUpstreamBudget(), onHit: NOT_RUN },
+    { plugin: useUpstreamBudget({ counter }), onHit: NOT_RUN },
     // onExecute, after useOperationRecords' (the operation's type) and after the budget: an operation refused runs nothing to count.
     { plugin: useFieldUsage(), onHit: NOT_RUN },
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
@@ -303,6 +305,8 @@ function responsePlugins({ settings, observe, finisher }: PluginSources): Array<
     // onResultProcess hooks run in list order: request errors get their code before useRequestSummary reads the codes
     // (a client's mistake must not be logged as INTERNAL_SERVER_ERROR), and before Yoga derives the status from them.
     { plugin: useRequestErrorCodes(), onHit: { skipped: 'a hit holds no error: only answers without one are kept' } },
+    // onResultProcess, once request errors have their codes, so that a refusal shows its cost (none) too.
+    { plugin: useOperationCost(settings), onHit: showsItsCost(settings.costShown) },
     { plugin: useRequestSummary({ onSummary: observe.onSummary }), onHit: sumsUp(observe.onSummary) },
     settings.fieldSuggestions
       ? undefined

@@ -75,6 +75,8 @@ export class OperationRecord {
   answeredInParts: boolean | undefined;
   /** Set when it is answered in parts. */
   incremental: IncrementalParts | undefined;
+  /** The upstream calls it was estimated to make before it ran (useUpstreamBudget); undefined when it did not get that far. */
+  estimatedCalls: number | undefined;
   /** Its upstream calls in the order they were sent, each undefined until it is over. */
   readonly upstreamCalls: Array<UpstreamCall | undefined> = [];
   /** The GraphQL paths each of its upstream calls served (by the call's place): its root field's, and any that shared the read. */

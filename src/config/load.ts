@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { isSecret } from './parsers.js';
-import { ConfigError, RETIRED_VARIABLES, SETTINGS, type Settings, settingsWith } from './settings.js';
+import { ConfigError, RENAMED_VARIABLES, RETIRED_VARIABLES, SETTINGS, type Settings, settingsWith } from './settings.js';
 
 /** The names of every environment variable the gateway reads. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).map((spec) => spec.env);
@@ -16,17 +16,25 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(SETTINGS).
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const parsed: Partial<Record<keyof Settings, unknown>> = {};
   const problems: string[] = [];
+  const renamedFrom = Object.fromEntries(Object.entries(RENAMED_VARIABLES).map(([old, name]) => [name, old]));
+  for (const [old, name] of Object.entries(RENAMED_VARIABLES)) {
+    if (env[old] !== undefined && env[name] !== undefined && env[old] !== env[name])
+      problems.push(`Invalid configuration: ${old} is ${name}'s old name, set to another value; set ${name} alone.`);
+  }
   for (const [key, spec] of Object.entries(SETTINGS)) {
-    const raw = env[spec.env];
+    const old = renamedFrom[spec.env];
+    // A mistake is named under the variable that was set, the old name when only it was.
+    const variable = env[spec.env] === undefined && old !== undefined ? old : spec.env;
+    const raw = env[variable];
     if (raw === undefined) continue;
     if (raw === '') {
-      problems.push(`Invalid configuration: ${spec.env} must not be empty; unset it to take the default.`);
+      problems.push(`Invalid configuration: ${variable} must not be empty; unset it to take the default.`);
       continue;
     }
     const result = spec.parse.safeParse(raw);
     if (result.success) parsed[key as keyof Settings] = result.data;
     // Each entry of a list that is wrong, FORWARD_HEADERS' say, is a line of its own.
-    else problems.push(...new Set(result.error.issues.map((issue) => `Invalid configuration: ${spec.env} ${issue.message}.`)));
+    else problems.push(...new Set(result.error.issues.map((issue) => `Invalid configuration: ${variable} ${issue.message}.`)));
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return settingsWith(parsed as Partial<Settings>);

@@ -62,6 +62,12 @@ interface Setting<T, D extends T | undefined, S extends Section = Section> {
 /** Declares one setting; the type parameters check that the default fits the parser and keep the section's name. */
 const setting = <T, D extends T | undefined = T, const S extends Section = Section>(spec: Setting<T, D, S>) => spec;
 
+/** What RATE_LIMIT counts. */
+export type RateLimitUnit = 'calls' | 'operations';
+
+/** Which answers carry what their operations cost. */
+export type CostShown = 'always' | 'asked';
+
 const whenNotProduction = ({ production }: Environment) => !production;
 const NOT_IN_PRODUCTION = '`true`, `false` when `NODE_ENV=production`';
 
@@ -407,6 +413,14 @@ export const SETTINGS = {
     doc: 'The key a request gives in `X-Debug-Upstream` (`1; key=…`) to see its upstream calls in production; outside production none is needed ([clients](clients.md#debugging-a-result)).',
     section: 'clients',
   }),
+  costShown: setting<CostShown, CostShown, 'clients'>({
+    env: 'COST_SHOWN',
+    parse: oneOf(['always', 'asked'] as const),
+    default: ({ production }) => (production ? 'asked' : 'always'),
+    defaultText: '`always`, `asked` when `NODE_ENV=production`',
+    doc: 'Which answers carry `extensions.cost`, what each operation cost in REST calls: `always`, or those a request asks for with `X-Cost: 1` or sees its upstream calls ([clients](clients.md#what-an-operation-costs)).',
+    section: 'clients',
+  }),
   federation: setting({
     env: 'FEDERATION',
     parse: flag,
@@ -527,20 +541,27 @@ export const SETTINGS = {
     doc: 'Memory for cached answers when they are kept in this process (no Redis is set), least recently used dropped first; an answer above a 64th of it is not cached.',
     section: 'state',
   }),
-  // Ten operations a second, sustained over a minute, with the whole minute's worth as a burst: far
-  // above what a person's browser sends, far below what a runaway loop does.
-  rateLimitOperations: setting({
-    env: 'RATE_LIMIT_OPERATIONS',
+  // Ten REST calls (or operations) a second, sustained over a minute, with the whole minute's worth as
+  // a burst: far above what a person's browser sends, far below what a runaway loop does.
+  rateLimit: setting({
+    env: 'RATE_LIMIT',
     parse: wholeNumber(0, 1_000_000),
     default: 600,
-    doc: 'Operations one caller may send per window (every operation of a batch counts); more is answered 429 `RATE_LIMITED`. `0` turns the limit off.',
+    doc: 'What one caller may spend per window, in `RATE_LIMIT_UNIT`s (every operation of a batch counts); more is answered 429 `RATE_LIMITED`. `0` turns the limit off. Formerly `RATE_LIMIT_OPERATIONS`, still read with a warning.',
+    section: 'state',
+  }),
+  rateLimitUnit: setting<RateLimitUnit, RateLimitUnit, 'state'>({
+    env: 'RATE_LIMIT_UNIT',
+    parse: oneOf(['calls', 'operations'] as const),
+    default: 'calls',
+    doc: 'What `RATE_LIMIT` counts: `calls`, the REST calls an operation is estimated to make, charged before it runs and the unmade ones given back after it; or `operations`, each operation one whatever it costs ([shared state](shared-state.md#rate-limits)).',
     section: 'state',
   }),
   rateLimitWindowMs: setting({
     env: 'RATE_LIMIT_WINDOW_MS',
     parse: wholeSeconds(1_000, 3_600_000),
     default: 60_000,
-    doc: 'The window `RATE_LIMIT_OPERATIONS` counts over, in whole seconds.',
+    doc: 'The window `RATE_LIMIT` counts over, in whole seconds.',
     section: 'state',
   }),
   trustProxyHops: setting({
@@ -600,11 +621,19 @@ export const SETTINGS = {
 };
 
 /**
- * Variables the gateway read once and reads no more, each with what to do. What they configured
+ * Variables renamed, by their old name: read as the new one while it is unset, with the warning of
+ * RETIRED_VARIABLES; set beside the new one to another value, a start refuses them.
+ */
+export const RENAMED_VARIABLES: Readonly<Record<string, string>> = { RATE_LIMIT_OPERATIONS: 'RATE_LIMIT' };
+
+/**
+ * Variables the gateway read once and reads no more, or reads under another name, each with what to do. What they configured
  * holds without them, so a deployment that still sets one keeps working; it is named in a warning
  * at start-up, and listed in docs/configuration.md.
  */
 export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  RATE_LIMIT_OPERATIONS:
+    'RATE_LIMIT_OPERATIONS is read as RATE_LIMIT, in the unit RATE_LIMIT_UNIT says (REST calls unless it says operations): rename it.',
   CORS_ALLOWED_HEADERS:
     'CORS_ALLOWED_HEADERS is no longer read: a listed origin may send every request header its preflight asks for, so the headers it listed are allowed without it; unset it.',
 };

@@ -1,8 +1,11 @@
+import { costOf, showsCost, textWithCost } from '../answer/cost.js';
 import type { AnswerFinisher } from '../answer/finish.js';
 import type { ForwardedHeader } from '../config/parsers.js';
+import type { CostShown } from '../config/settings.js';
 import { wholeResultType } from '../http/accept.js';
 import { bearerCredential } from '../http/bearer.js';
 import { asksFresh } from '../http/cache-control.js';
+import { asksCost } from '../http/cost.js';
 import { isOversized } from '../http/document-size.js';
 import { forwardedHeaders } from '../http/forwarded-headers.js';
 import { type RequestSummary, sumUp } from '../observability/request-summary.js';
@@ -44,7 +47,7 @@ export function countsOperation(counter: OperationCounter): HitStep {
       // Counted in this process, the decisions come at once, and the hit pays for no promise.
       return decisions instanceof Promise ? decisions.then(allAllowed) : allAllowed(decisions);
     },
-    answer: ({ record, caller }) => counter.vouchFor(record, caller),
+    answer: ({ record, caller }) => counter.settle(record, caller),
   };
 }
 
@@ -79,6 +82,17 @@ export function looksUp(lookups: CacheLookups): HitStep {
       });
     },
     answer: ({ record, found }) => noteHit(record, found),
+  };
+}
+
+/** useOperationCost: the hit's cost (none: it made no call) in its answer, where the answer shows it. */
+export function showsItsCost(costShown: CostShown): HitStep {
+  return {
+    answer: ({ record, headers, answer }) => {
+      if (!showsCost(costShown, record, asksCost(headers.get('x-cost')))) return;
+      answer.body = textWithCost(answer.body.toString(), costOf(record));
+      answer.headers.set('content-length', String(Buffer.byteLength(answer.body)));
+    },
   };
 }
 

@@ -18,6 +18,7 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
         durationMs: round(summary.durationMs),
         ...(summary.incremental ? { incremental: { ...summary.incremental, firstPartMs: round(summary.incremental.firstPartMs) } } : {}),
         upstreamCalls: summary.upstreamCalls,
+        estimatedCalls: summary.estimatedCalls ?? null,
         outcome: summary.outcome,
         errorCodes: summary.errorCodes,
         ...(summary.cache ? { cache: summary.cache } : {}),

@@ -26,6 +26,8 @@ export interface RequestSummary {
   incremental?: { parts: number; firstPartMs: number; complete: boolean };
   /** Upstream calls the operation sent. */
   upstreamCalls: number;
+  /** Upstream calls it was estimated to make before it ran; undefined when it did not get that far. */
+  estimatedCalls: number | undefined;
   /** The operation passed validation and ran. */
   executed: boolean;
   /** The HTTP status each of its upstream calls got, in order; undefined where no answer came. */
@@ -61,6 +63,7 @@ function summaryOf(record: OperationRecord, status: number, durationMs: number):
       ? { incremental: { parts: incremental.parts, firstPartMs: incremental.firstPartMs, complete: incremental.complete } }
       : {}),
     upstreamCalls: upstreamStatuses.length,
+    estimatedCalls: record.estimatedCalls,
     executed: record.executed,
     upstreamStatuses,
     ...(record.cache ? { cache: record.cache } : {}),

@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
+import { getOperationAST, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator } from 'graphql-yoga';
 import { defaultSettings } from '../config/settings.js';
-import { ErrorCode } from '../errors.js';
+import { rateLimited } from '../errors.js';
 import { recordOf } from '../operation-record.js';
 import { callerKeyOf } from '../state/caller-key.js';
 import type { OperationCounter } from '../state/operation-counter.js';
@@ -21,17 +22,19 @@ const DEFAULTS = defaultSettings();
 const MAY_INTROSPECT = /__(schema|type|typename)\b/;
 
 /**
- * At most RATE_LIMIT_OPERATIONS operations per caller in each RATE_LIMIT_WINDOW_MS, every operation
- * of a batch counting, decided before anything is parsed or sent upstream: a refusal is HTTP 429
- * with an integer `Retry-After`, the RateLimit headers and `RATE_LIMITED` with `retryAfter` (the code
- * an upstream 429 gets).
+ * At most RATE_LIMIT per caller in each RATE_LIMIT_WINDOW_MS, in RATE_LIMIT_UNIT, every operation
+ * of a batch counting: a refusal is HTTP 429 with an integer `Retry-After`, the RateLimit headers
+ * and `RATE_LIMITED` with `retryAfter` (the code an upstream 429 gets). In operations, each is
+ * counted and refused here, before anything is parsed or sent upstream; in calls, its estimate is
+ * charged before it runs (useUpstreamBudget, which knows it). Once it ran, or its last part went
+ * out, it is settled: what it did not spend given back, its caller vouched for when the upstream
+ * answered its credential. Who a caller is, and what is taken and given back, are the
+ * `OperationCounter`'s.
  *
- * Who a caller is, and the count of each operation once, are the `OperationCounter`'s; this plugin
- * refuses what it refuses, and vouches for a caller whose credential the upstream answered.
- *
- * Introspection is never limited: an operation past the limit whose text may introspect is parsed,
- * and let through when it asks for nothing but `__schema`, `__type` and `__typename` (counted all
- * the same). `/health`, `/ready` and GraphiQL's files are answered before this plugin runs.
+ * Introspection is never limited: in operations, an operation past the limit whose text may
+ * introspect is parsed, and let through when it asks for nothing but `__schema`, `__type` and
+ * `__typename` (counted all the same); in calls it costs none. `/health`, `/ready` and GraphiQL's
+ * files are answered before this plugin runs.
  */
 export function useRateLimit({ counter, maxTokens = DEFAULTS.maxTokens }: RateLimitOptions): Plugin {
   return {
@@ -49,7 +52,12 @@ export function useRateLimit({ counter, maxTokens = DEFAULTS.maxTokens }: RateLi
       // Counted in this process, the decisions come at once, and the request pays for no promise.
       return decisions instanceof Promise ? decisions.then(decide) : decide(decisions);
     },
-    onExecutionResult: ({ request, context }) => counter.vouchFor(recordOf(context), callerKeyOf(request)),
+    onExecutionResult: ({ request, context, result, setResult }) => {
+      const settle = () => counter.settle(recordOf(context), callerKeyOf(request));
+      // An answer in parts makes its calls as its parts go out: it is settled once they are out.
+      if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, (part) => part, undefined, settle));
+      else settle();
+    },
   };
 }
 
@@ -69,26 +77,5 @@ function introspectsOnly({ query, operationName }: GraphQLParams, maxTokens: num
   return (
     operation?.operation === 'query' &&
     operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'))
-  );
-}
-
-function rateLimited({ limit, remaining, resetSeconds }: RateDecision): GraphQLError {
-  return new GraphQLError(
-    `Too many operations: at most ${limit} per caller in each window (RATE_LIMIT_OPERATIONS). Retry after ${resetSeconds} s.`,
-    {
-      extensions: {
-        code: ErrorCode.RATE_LIMITED,
-        retryAfter: resetSeconds,
-        http: {
-          status: 429,
-          headers: {
-            'retry-after': String(resetSeconds),
-            'ratelimit-limit': String(limit),
-            'ratelimit-remaining': String(remaining),
-            'ratelimit-reset': String(resetSeconds),
-          },
-        },
-      },
-    },
   );
 }

@@ -11,6 +11,7 @@ import {
   decodeCursor,
   type FetchPage,
   forwardConnection,
+  mostUpstreamPages,
   type ResumePoint,
   streamedConnection,
   UPSTREAM_MAX_PAGE,
@@ -70,6 +71,8 @@ builder.queryField('apiKeys', (t) =>
           typeof after === 'string' ? after : null,
           MAX_FIRST,
         )) satisfies UpstreamCallEstimate,
+      // What a variable's arguments can make it cost at most (schema:cost).
+      mostUpstreamCalls: mostUpstreamPages(MAX_FIRST),
     },
     resolve: async (_root, { first, after }, { caller, request }, info) => {
       const resume: ResumePoint | null = after == null ? null : decodeCursor(after);

@@ -1,27 +1,33 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisLink } from './redis-link.js';
 
-/** One caller's allowance after it took some operations: what the answer's RateLimit headers say. */
+/** One caller's allowance after a take: what the answer's RateLimit headers say, in RATE_LIMIT_UNIT. */
 export interface RateDecision {
   allowed: boolean;
-  /** RATE_LIMIT_OPERATIONS. */
+  /** RATE_LIMIT. */
   limit: number;
-  /** Operations left in the window, 0 when refused. */
+  /** What is left in the window: after the take, or as it was when the take did not fit and took nothing. */
   remaining: number;
   /** Whole seconds until the window resets: the Retry-After of a refusal. */
   resetSeconds: number;
 }
 
-/** Counts operations per caller in fixed windows. */
+/** Counts what callers spend (operations, or REST calls) in fixed windows. */
 export interface OperationLimiter {
-  /** Takes `count` operations (a batch's every one) from `caller`'s allowance; at once when the count is in this process. */
+  /**
+   * Takes `count` from `caller`'s allowance if it fits what is left, or takes nothing and refuses;
+   * at once when the count is in this process. A take of 0 always fits.
+   */
   take(caller: string, count: number): RateDecision | Promise<RateDecision>;
-  /** Gives `count` operations back to `caller`'s window, if it is still the one they were taken from, never below none taken. */
+  /**
+   * Gives `count` back to `caller`'s window, if it is still the one it was taken from, never below
+   * none taken; a negative count takes what was spent beyond a take, whether it fits or not.
+   */
   giveBack(caller: string, count: number): void;
 }
 
 export interface LimiterSettings {
-  rateLimitOperations: number;
+  rateLimit: number;
   rateLimitWindowMs: number;
 }
 
@@ -36,14 +42,21 @@ const MAX_WINDOW_BYTES = 16 * 2 ** 20;
 const windowBytes = (_window: unknown, caller: string) => 2 * caller.length + 96;
 
 /**
- * The count of a caller's window in Redis: one key, its expiry set by the first operation of the
- * window; the count and the milliseconds left.
+ * A take from a caller's window in Redis, one key, its expiry set by the window's first take: the
+ * count grows only when the take fits the limit (ARGV[4]); whether it did, the count and the
+ * milliseconds left.
  */
 const COUNT_IN_WINDOW = `
-local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+local points = tonumber(ARGV[2])
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local left = redis.call('PTTL', KEYS[1])
+if count + points > tonumber(ARGV[4]) then
+  if left < 0 then left = tonumber(ARGV[3]) end
+  return {0, count, left}
+end
+count = redis.call('INCRBY', KEYS[1], points)
 if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) left = tonumber(ARGV[3]) end
-return {count, left}
+return {1, count, left}
 `;
 
 /** A give-back: within the window the operations were taken from (the key still there), never below 0. */
@@ -64,7 +77,7 @@ return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[2])))
 export function operationLimiter(settings: LimiterSettings, link?: RedisLink): OperationLimiter {
   const memory = new InProcessWindows(settings);
   if (!link) return memory;
-  const limit = settings.rateLimitOperations;
+  const limit = settings.rateLimit;
   const count = link.script('vmsRateCount', 1, COUNT_IN_WINDOW);
   const giveBack = link.script('vmsRateGiveBack', 1, GIVE_BACK);
   return {
@@ -72,9 +85,12 @@ export function operationLimiter(settings: LimiterSettings, link?: RedisLink): O
       link.run(
         'rateLimits',
         async () => {
-          const [taken, leftMs] = (await count([link.key('rate', caller)], [points, settings.rateLimitWindowMs])) as [number, number];
-          const allowed = taken <= limit;
-          return { allowed, limit, remaining: allowed ? limit - taken : 0, resetSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
+          const [fits, taken, leftMs] = (await count([link.key('rate', caller)], [points, settings.rateLimitWindowMs, limit])) as [
+            number,
+            number,
+            number,
+          ];
+          return { allowed: fits === 1, limit, remaining: Math.max(0, limit - taken), resetSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
         },
         () => memory.take(caller, points),
       ),
@@ -100,8 +116,8 @@ class InProcessWindows implements OperationLimiter {
   readonly #limit: number;
   readonly #windowMs: number;
 
-  constructor({ rateLimitOperations, rateLimitWindowMs }: LimiterSettings) {
-    this.#limit = rateLimitOperations;
+  constructor({ rateLimit, rateLimitWindowMs }: LimiterSettings) {
+    this.#limit = rateLimit;
     this.#windowMs = rateLimitWindowMs;
   }
 
@@ -112,12 +128,12 @@ class InProcessWindows implements OperationLimiter {
       window = { taken: 0, resetsAt: now + this.#windowMs };
       this.#windows.set(caller, window);
     }
-    window.taken += count;
-    const allowed = window.taken <= this.#limit;
+    const allowed = window.taken + count <= this.#limit;
+    if (allowed) window.taken += count;
     return {
       allowed,
       limit: this.#limit,
-      remaining: allowed ? this.#limit - window.taken : 0,
+      remaining: Math.max(0, this.#limit - window.taken),
       resetSeconds: Math.max(1, Math.ceil((window.resetsAt - now) / 1000)),
     };
   }

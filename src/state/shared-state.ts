@@ -15,7 +15,7 @@ export interface SharedState {
   responseCache: ResponseCache | undefined;
   /** Undefined when APQ_STORE_BYTES is 0. */
   persistedQueries: PersistedQueryStore | undefined;
-  /** Undefined when RATE_LIMIT_OPERATIONS is 0. */
+  /** Undefined when RATE_LIMIT is 0. */
   operationLimiter: OperationLimiter | undefined;
   /**
    * Resolves once Redis is connected (at once without it). Nothing waits for it: until then the
@@ -36,7 +36,7 @@ export type StateSettings = SectionSettings<'state'> & Pick<Settings, 'apqStoreB
  * error: its stores answer as a miss or count in this process, and report it (docs/shared-state.md).
  */
 export function openSharedState(settings: StateSettings, { logger, registry }: { logger: Logger; registry: Registry }): SharedState {
-  const limits = settings.rateLimitOperations > 0 ? settings : undefined;
+  const limits = settings.rateLimit > 0 ? settings : undefined;
   const caching = settings.cacheTtlMs > 0;
   const persisting = settings.apqStoreBytes > 0;
   const redis = connect(settings);

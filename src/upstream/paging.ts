@@ -217,6 +217,9 @@ export function streamedConnection<T>(
   };
 }
 
+/** The most upstream pages a connection of at most `maxFirst` records can fetch, whatever its `after`: one resumed past a whole page. */
+export const mostUpstreamPages = (maxFirst: number) => Math.ceil((UPSTREAM_MAX_PAGE + maxFirst) / UPSTREAM_MAX_PAGE);
+
 /**
  * Upstream pages `forwardConnection` fetches at most for `first` records after `after`: the
  * skipped head of the resumed page counts too. Unreadable arguments count 0, as the resolver

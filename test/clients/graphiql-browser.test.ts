@@ -201,6 +201,8 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     // The result pane holds the calls of every part too, not only those of the last.
     const { extensions, ...result } = await resultIn(page);
     expect(extensions.upstream.calls.map((call: { url: string }) => call.url)).toEqual(urls);
+    // And what the run cost, in the last part: GraphiQL's asking for the calls shows it.
+    expect(extensions.cost).toEqual({ estimatedCalls: 3, actualCalls: 3 });
     upstream.answer(apiKeyList(60));
     const plain = await gateway.graphql('{ apiKeys(first: 60) { edges { node { id name type } } pageInfo { hasNextPage endCursor } } }', {
       headers: AUTH,
@@ -221,7 +223,8 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
     expect([stored.includes('StreamedApiKeys'), stored.includes(TOKEN)]).toEqual([true, false]);
 
-    // Closed, the tab still has the calls asked for, and the result pane shows the answer as an app gets it.
+    // Closed, the tab still has the calls asked for, and the result pane shows the answer as an app gets it,
+    // with what it cost: GraphiQL still asks for the calls, and an answer that shows them shows its cost.
     await page.locator('[aria-label="Hide Upstream"]').click();
     await expect.poll(() => page.locator('.gateway-upstream').count()).toBe(0);
     const unseen = page.waitForRequest(
@@ -233,7 +236,12 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       '1',
       expect.stringMatching(/^upstream;dur=[\d.]+;desc="1 call"$/),
     ]);
-    await expect.poll(() => resultIn(page), { timeout: 15_000 }).toEqual(plain.body);
+    await expect
+      .poll(() => resultIn(page), { timeout: 15_000 })
+      .toEqual({
+        ...plain.body,
+        extensions: { cost: { estimatedCalls: 3, actualCalls: 3 } },
+      });
     // The Headers tab is as it was typed: the fetcher adds the header to the request, not to it.
     expect(await shown(headers.locator('.view-lines'))).toBe(JSON.stringify({ Authorization: AUTH.authorization }));
     expect(new Set(requested.filter((url) => /^https?:/.test(url)).map((url) => new URL(url).origin))).toEqual(
@@ -256,7 +264,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
     // The result pane shows what an app gets: the calls are the tab's.
     const plain = await gateway.graphql(
       'query ApiKeys($first: Int = 5, $after: String) { apiKeys(first: $first, after: $after) { edges { cursor node { id name type permissions createdTime } } pageInfo { hasNextPage endCursor } } }',
-      { headers: SANDBOX_AUTH },
+      { headers: { ...SANDBOX_AUTH, 'x-cost': '1' } },
     );
     await expect.poll(() => resultIn(page), { timeout: 15_000 }).toEqual(plain.body);
     await page.locator('[aria-label="Show Upstream"]').click();
@@ -427,6 +435,7 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
         ],
         extensions: {
           upstream: { calls: [], dryRuns: [{ method: 'PATCH', path: '/categories/cat_001', body: { name: 'Renamed in GraphiQL' } }] },
+          cost: { estimatedCalls: 1, actualCalls: 0 },
         },
       });
     expect(upstream.requests).toEqual([]);

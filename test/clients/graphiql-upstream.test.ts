@@ -83,11 +83,12 @@ describe("GraphiQL's fetcher", () => {
   }) => {
     const query = '{ apiKeys(first: 1) { nodes { id } } }';
     const call = expect.objectContaining({ url: '/api_keys?limit=1' });
-    // Closed, the tab is shown the calls all the same, for when it is opened; the result is an app's.
+    // Closed, the tab is shown the calls all the same, for when it is opened; the result is an app's, with
+    // what the run cost, which GraphiQL's asking for the calls shows.
     const closed = tab(false);
     const quiet = await graphiqlFetcher(gateway.url, meros, closed)({ query }, { headers: AUTH });
     expect([quiet, closed.views]).toEqual([
-      { data: { apiKeys: { nodes: [{ id: 'k1' }] } } },
+      { data: { apiKeys: { nodes: [{ id: 'k1' }] } }, extensions: { cost: { estimatedCalls: 1, actualCalls: 1 } } },
       [{ run: 1, upstream: { calls: [call] }, parts: 1, streaming: false }],
     ]);
     const open = tab(true);

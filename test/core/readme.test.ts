@@ -14,7 +14,8 @@ const examples = [...readme.matchAll(/```sh\n(curl [^`]*?)```\n+```json\n([^`]*?
   answer: JSON.parse(answer!) as unknown,
 }));
 
-const it = gatewayOverSandbox();
+// With what `./run start` shows outside production: every answer tells what it cost.
+const it = gatewayOverSandbox({ costShown: 'always' });
 
 it('has a query, a mutation and a refused input to show', () => {
   expect(examples.map((example) => JSON.parse(example.body).query.split(/[ {(]/)[0])).toEqual(['', 'mutation', 'mutation']);

@@ -195,7 +195,11 @@ describe('start-up with the embedded sandbox', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: '{ apiKeys(first: 1) { nodes { id name } } }' }),
     });
-    expect(await answer.json()).toEqual({ data: { apiKeys: { nodes: [{ id: 'ak_001', name: 'API key 1' }] } } });
+    // Outside production every answer tells what it cost (COST_SHOWN=always).
+    expect(await answer.json()).toEqual({
+      data: { apiKeys: { nodes: [{ id: 'ak_001', name: 'API key 1' }] } },
+      extensions: { cost: { estimatedCalls: 1, actualCalls: 1 } },
+    });
   });
 });
 

@@ -189,6 +189,8 @@ describe('every refusal on /graphql', () => {
           status,
           durationMs: expect.any(Number),
           upstreamCalls: 0,
+          // Variables that do not fit are refused as the operation runs: estimated, at no call.
+          estimatedCalls: code === 'BAD_USER_INPUT' ? 0 : null,
           outcome: 'error',
           errorCodes: [code],
           msg: 'graphql request',
@@ -202,7 +204,12 @@ describe('every refusal on /graphql', () => {
 
 test('a rate-limited operation (429) is logged and counted too', async ({ start }) => {
   const upstream = await start.upstream(() => ({ body: envelope([apiKeyRecord(1)]) }));
-  const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), logger: logs.logger, rateLimitOperations: 1 });
+  const gateway = await start.gateway({
+    upstreamUrl: new URL(upstream.url),
+    logger: logs.logger,
+    rateLimit: 1,
+    rateLimitUnit: 'operations',
+  });
   const send = (requestId: string) =>
     rawHttp(gateway.url, {
       method: 'POST',

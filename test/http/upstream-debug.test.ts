@@ -58,6 +58,8 @@ describe('X-Debug-Upstream', () => {
           call({ url: '/api_keys?limit=10&cursor=50', paths: ['apiKeys', 'again'] }),
         ],
       },
+      // Identical reads count once: the two fields share the three pages.
+      cost: { estimatedCalls: 3, actualCalls: 3 },
     });
     const [timing] = [answer.headers.get('server-timing')];
     const total = (answer.body.extensions!.upstream.calls as Array<{ durationMs: number }>).reduce(
@@ -112,7 +114,10 @@ describe('X-Debug-Upstream', () => {
     expect(upstream.requests).toHaveLength(2);
     const hit = await gateway.graphql(query, { headers: debug() });
     expect([hit.body, hit.headers.get('server-timing')]).toEqual([
-      { data: { apiKeys: { nodes: [{ id: 'k1' }] } }, extensions: { upstream: { cache: 'hit', calls: [] } } },
+      {
+        data: { apiKeys: { nodes: [{ id: 'k1' }] } },
+        extensions: { upstream: { cache: 'hit', calls: [] }, cost: { estimatedCalls: 0, actualCalls: 0 } },
+      },
       'upstream;dur=0;desc="0 calls", cache;desc=hit',
     ]);
   });
@@ -146,7 +151,10 @@ describe('X-Debug-Upstream', () => {
           extensions: { code: 'DRY_RUN' },
         },
       ],
-      extensions: { upstream: { calls: [], dryRuns: [{ method: 'PATCH', path: '/categories/cat_1', body: { name: 'N' } }] } },
+      extensions: {
+        upstream: { calls: [], dryRuns: [{ method: 'PATCH', path: '/categories/cat_1', body: { name: 'N' } }] },
+        cost: { estimatedCalls: 1, actualCalls: 0 },
+      },
     });
     expect(upstream.requests).toEqual([]);
   });
@@ -168,6 +176,7 @@ describe('X-Debug-Upstream', () => {
             { method: 'PATCH', path: '/categories/cat_2', body: { name: 'Two' } },
           ],
         },
+        cost: { estimatedCalls: 2, actualCalls: 0 },
       },
       [],
     ]);

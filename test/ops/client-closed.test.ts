@@ -40,6 +40,7 @@ it('a client that leaves mid-call is client_closed: logged at info, counted apar
       status: 200,
       durationMs: expect.any(Number),
       upstreamCalls: 1,
+      estimatedCalls: 1,
       outcome: 'client_closed',
       errorCodes: ['UPSTREAM_UNAVAILABLE'],
       msg: 'graphql request',

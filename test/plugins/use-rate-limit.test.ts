@@ -7,9 +7,9 @@ import type { OperationLimiter, RateDecision } from '../../src/state/operation-l
 import { recordCalls } from '../support/summaries.js';
 import { post, yogaWith } from '../support/yoga.js';
 
-/** useRateLimit counting with `limiter`, as the gateway makes it. */
+/** useRateLimit counting operations with `limiter`, as the gateway makes it with RATE_LIMIT_UNIT=operations. */
 const rateLimit = (limiter: OperationLimiter, options: { trustProxyHops?: number; maxTokens?: number } = {}) =>
-  useRateLimit({ counter: new OperationCounter({ limiter, ...options }), ...options });
+  useRateLimit({ counter: new OperationCounter({ limiter, rateLimitUnit: 'operations', ...options }), ...options });
 
 /** A limiter that records who took how much (a give-back as a negative count) and lets `allowance` operations through in all. */
 function limiter(allowance: number) {
@@ -79,7 +79,7 @@ describe('useRateLimit', () => {
     expect(answer.body).toEqual({
       errors: [
         {
-          message: 'Too many operations: at most 0 per caller in each window (RATE_LIMIT_OPERATIONS). Retry after 42 s.',
+          message: 'Too many operations: at most 0 per caller in each window (RATE_LIMIT). Retry after 42 s.',
           extensions: { code: 'RATE_LIMITED', retryAfter: 42 },
         },
       ],

@@ -176,7 +176,10 @@ describeInEachStore('read cache hits answered by the hit path', (startInStore) =
         const [missLine, yogaLine, hitLine] = logs.lines('graphql request').slice(-3).map(comparableLine);
         expect([what, { ...hitLine, requestId: 0 }]).toEqual([what, { ...yogaLine, requestId: 0 }]);
         // A hit made no call; the rest of its line is the miss's.
-        expect([what, { ...hitLine, requestId: 0 }]).toEqual([what, { ...missLine, requestId: 0, cache: 'hit', upstreamCalls: 0 }]);
+        expect([what, { ...hitLine, requestId: 0 }]).toEqual([
+          what,
+          { ...missLine, requestId: 0, cache: 'hit', upstreamCalls: 0, estimatedCalls: null },
+        ]);
         expect(missLine).toMatchObject({ cache: 'miss', upstreamCalls: 1, status: 200, operationName: 'Keys', outcome: 'ok' });
         expect([what, metricsOf(await counters(gateway), yogaMetrics)]).toEqual([what, metricsOf(yogaMetrics, missMetrics)]);
         expect(metricsOf(yogaMetrics, missMetrics)).toMatchObject({ 'gateway_response_cache_total{outcome="hit"}': 1 });
@@ -198,7 +201,11 @@ describeInEachStore('read cache hits answered by the hit path', (startInStore) =
   );
 
   test('count once each against the rate limit, and a refused one is Yoga’s 429', async ({ start }) => {
-    const { gateway, logs, hitPath } = await startCaching(startInStore, start, { rateLimitOperations: 3, rateLimitWindowMs: 600_000 });
+    const { gateway, logs, hitPath } = await startCaching(startInStore, start, {
+      rateLimit: 3,
+      rateLimitUnit: 'operations',
+      rateLimitWindowMs: 600_000,
+    });
     const headers = { ...AUTH, 'content-type': 'application/json', accept: 'application/json' };
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await rawHttp(gateway.url, { method: 'POST', headers, body: BODY })).status);

@@ -6,7 +6,7 @@ import type { TestGateway } from '../support/gateway.js';
 import { apiKeyPage, apiKeys } from '../support/records.js';
 import { describeInEachStore } from '../support/state-modes.js';
 
-/** Per-caller rate limits (RATE_LIMIT_OPERATIONS per RATE_LIMIT_WINDOW_MS), over real HTTP, in process and in Redis alike. */
+/** Per-caller rate limits (RATE_LIMIT per RATE_LIMIT_WINDOW_MS), over real HTTP, in process and in Redis alike. */
 const KEYS = '{ apiKeys(first: 1) { nodes { id } } }';
 
 const post = (gateway: TestGateway, body: unknown, headers: Record<string, string> = AUTH) =>
@@ -18,7 +18,7 @@ const post = (gateway: TestGateway, body: unknown, headers: Record<string, strin
 
 describeInEachStore('the rate limit', (startInStore) => {
   const start = (servers: Start, options: StartOptions = {}) =>
-    startInStore(servers, () => ({ body: apiKeyPage(apiKeys(1)) }), { rateLimitOperations: 3, ...options });
+    startInStore(servers, () => ({ body: apiKeyPage(apiKeys(1)) }), { rateLimit: 3, rateLimitUnit: 'operations', ...options });
 
   test('refuses the operation past the limit with 429, Retry-After, the RateLimit headers and RATE_LIMITED, before anything goes upstream', async ({
     start: servers,
@@ -33,7 +33,7 @@ describeInEachStore('the rate limit', (startInStore) => {
     expect(await refused.json()).toEqual({
       errors: [
         {
-          message: `Too many operations: at most 3 per caller in each window (RATE_LIMIT_OPERATIONS). Retry after ${retryAfter} s.`,
+          message: `Too many operations: at most 3 per caller in each window (RATE_LIMIT). Retry after ${retryAfter} s.`,
           extensions: { code: 'RATE_LIMITED', retryAfter },
         },
       ],
@@ -53,7 +53,7 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('never limits introspection, /health or /ready', async ({ start: servers }) => {
-    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    const { gateway } = await start(servers, { rateLimit: 1 });
     await post(gateway, { query: KEYS });
     expect((await post(gateway, { query: KEYS })).status).toBe(429);
     const introspection = await post(gateway, { query: '{ __schema { queryType { name } } }' });
@@ -65,13 +65,13 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('tells callers without a token apart by address; X-Forwarded-For only as far as TRUST_PROXY_HOPS', async ({ start: servers }) => {
-    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    const { gateway } = await start(servers, { rateLimit: 1 });
     const anonymous = (forwarded: string) => post(gateway, { query: KEYS }, { 'x-forwarded-for': forwarded });
     expect((await anonymous('203.0.113.1')).status).toBe(200);
     // Without a trusted proxy the header is the caller's to forge: the connection's address counts.
     expect((await anonymous('203.0.113.2')).status).toBe(429);
 
-    const { gateway: proxied } = await start(servers, { rateLimitOperations: 1, trustProxyHops: 1 });
+    const { gateway: proxied } = await start(servers, { rateLimit: 1, trustProxyHops: 1 });
     const behindProxy = (forwarded: string) => post(proxied, { query: KEYS }, { 'x-forwarded-for': forwarded });
     expect((await behindProxy('198.51.100.7, 203.0.113.1')).status).toBe(200);
     expect((await behindProxy('198.51.100.8, 203.0.113.1')).status).toBe(429);
@@ -79,7 +79,7 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('counts one caller however the scheme and the spaces of its Authorization header are spelt', async ({ start: servers }) => {
-    const { upstream, gateway } = await start(servers, { rateLimitOperations: 5 });
+    const { upstream, gateway } = await start(servers, { rateLimit: 5 });
     const spellings = ['Bearer same-token', 'bearer same-token', 'BEARER same-token', 'Bearer   same-token', 'bEaReR same-token'];
     const statuses: number[] = [];
     for (let round = 0; round < 6; round++) {
@@ -91,7 +91,7 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('counts tokens the upstream refuses against their address: rotating them buys no fresh allowance', async ({ start: servers }) => {
-    const { upstream, gateway } = await start(servers, { rateLimitOperations: 5 });
+    const { upstream, gateway } = await start(servers, { rateLimit: 5 });
     upstream.answer(() => ({ status: 401, body: { success: false, result: null, errors: [{ message: 'invalid token' }], links: {} } }));
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push((await post(gateway, { query: KEYS }, bearer(`rotating-${i}`))).status);
@@ -102,7 +102,7 @@ describeInEachStore('the rate limit', (startInStore) => {
   test('counts against an address only what the upstream refused or never saw: new callers behind it are served', async ({
     start: servers,
   }) => {
-    const { upstream, gateway } = await start(servers, { rateLimitOperations: 6 });
+    const { upstream, gateway } = await start(servers, { rateLimit: 6 });
     // One new caller's first page sends five queries at once, all in flight together, all answered: none stays counted against the address.
     upstream.answer(() => ({ body: apiKeyPage(apiKeys(1)), delayMs: 100 }));
     const first = await Promise.all(Array.from({ length: 5 }, () => post(gateway, { query: KEYS }, bearer('colleague-1'))));
@@ -121,7 +121,7 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('never limits { __typename }, as it never limits introspection', async ({ start: servers }) => {
-    const { gateway } = await start(servers, { rateLimitOperations: 1 });
+    const { gateway } = await start(servers, { rateLimit: 1 });
     await post(gateway, { query: KEYS });
     expect((await post(gateway, { query: KEYS })).status).toBe(429);
     const answer = await post(gateway, { query: '{ __typename }' });
@@ -129,14 +129,14 @@ describeInEachStore('the rate limit', (startInStore) => {
   });
 
   test('takes an X-Forwarded-For entry that is no IP address for the connection’s, behind TRUST_PROXY_HOPS', async ({ start: servers }) => {
-    const { gateway } = await start(servers, { rateLimitOperations: 2, trustProxyHops: 1 });
+    const { gateway } = await start(servers, { rateLimit: 2, trustProxyHops: 1 });
     const forged = (i: number) => post(gateway, { query: KEYS }, { 'x-forwarded-for': `${'x'.repeat(12_000)}-${i}` });
     // Each forged entry is no address: all of them are the connection's, one caller, not a new one each.
     expect([(await forged(1)).status, (await forged(2)).status, (await forged(3)).status]).toEqual([200, 200, 429]);
   });
 
-  test('RATE_LIMIT_OPERATIONS=0 turns it off', async ({ start: servers }) => {
-    const { gateway } = await start(servers, { rateLimitOperations: 0 });
+  test('RATE_LIMIT=0 turns it off', async ({ start: servers }) => {
+    const { gateway } = await start(servers, { rateLimit: 0 });
     for (let i = 0; i < 5; i++) expect((await post(gateway, { query: KEYS })).status).toBe(200);
   });
 });

@@ -40,7 +40,8 @@ describeWithRedis('a Redis Cluster', () => {
         redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS,
         redisKeyPrefix: 'spread:',
         cacheTtlMs: 60_000,
-        rateLimitOperations: 1_000,
+        rateLimit: 1_000,
+        rateLimitUnit: 'operations',
       });
       for (let i = 0; i < 60; i++) {
         const answer = await gateway.graphql(KEYS, { headers: bearer(`caller-${i}`) });
@@ -94,7 +95,8 @@ describeWithRedis('a Redis Cluster', () => {
         redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
         redisKeyPrefix: 'stall:',
         cacheTtlMs: 60_000,
-        rateLimitOperations: 100_000,
+        rateLimit: 100_000,
+        rateLimitUnit: 'operations',
       });
       // Four callers all of whose keys, count and cache, live on the node that will stall: every command of theirs goes
       // there, and none to the other primaries, whose own commands a busy machine can make time out now and then (the
@@ -171,7 +173,8 @@ describeWithRedis('a Redis Cluster', () => {
         redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS,
         redisKeyPrefix: 'part:',
         cacheTtlMs: 60_000,
-        rateLimitOperations: 100_000,
+        rateLimit: 100_000,
+        rateLimitUnit: 'operations',
       });
       // Where each of a caller's keys lives: its count, and its answers (all three parts in one slot).
       const nodesOf = (token: string) => {

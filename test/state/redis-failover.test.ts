@@ -44,7 +44,7 @@ describeWithRedis('a Redis primary failing over behind Sentinels', () => {
         ...group.env,
         REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
         CACHE_TTL_MS: '60000',
-        RATE_LIMIT_OPERATIONS: '1000000',
+        RATE_LIMIT: '1000000',
       };
       replicas.push(...(await Promise.all([spawnGateway(env), spawnGateway(env)])));
       const [one, two] = replicas as [ChildGateway, ChildGateway];

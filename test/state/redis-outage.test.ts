@@ -25,7 +25,7 @@ describeWithRedis('Redis failing under load', () => {
       redisUrl: new URL(redis.url),
       redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
       cacheTtlMs: 60_000,
-      rateLimitOperations: 100_000,
+      rateLimit: 100_000,
     };
     const [one, two] = [await start.gateway(options), await start.gateway(options)];
     try {

@@ -36,7 +36,7 @@ describeWithRedis('a stalled Redis', () => {
       redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
       redisKeyPrefix: 'stall:',
       cacheTtlMs: 60_000,
-      rateLimitOperations: 100_000,
+      rateLimit: 100_000,
     });
     try {
       // Distinct callers and reads of 100 keys: every request would count, look up and store an answer of about 10 KB.

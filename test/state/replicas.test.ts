@@ -28,7 +28,8 @@ describeInEachTopology(
         ...redis().env,
         REDIS_COMMAND_TIMEOUT_MS: String(UNHURRIED_COMMAND_TIMEOUT_MS),
         CACHE_TTL_MS: '60000',
-        RATE_LIMIT_OPERATIONS: '4',
+        RATE_LIMIT: '4',
+        RATE_LIMIT_UNIT: 'operations',
         TRUST_PROXY_HOPS: '1',
       };
       replicas = await Promise.all([spawnGateway(env), spawnGateway(env)]);

@@ -22,7 +22,7 @@ import {
  * REDIS_URL) and in a real redis-server. What differs between the two (sharing across replicas,
  * Redis failing) is tested below, on Redis alone.
  */
-const settings = { ...defaultSettings(), rateLimitOperations: 5, rateLimitWindowMs: 60_000, cacheTtlMs: 60_000, cacheBytes: 1024 * 1024 };
+const settings = { ...defaultSettings(), rateLimit: 5, rateLimitWindowMs: 60_000, cacheTtlMs: 60_000, cacheBytes: 1024 * 1024 };
 const open = (redis: RedisSettings & { redisCommandTimeoutMs?: number } = {}) =>
   openSharedState({ ...settings, ...redis }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
 
@@ -146,9 +146,9 @@ describe('in process, what only the process does', () => {
     expect(kept * 2 * body.length).toBeLessThanOrEqual(settings.cacheBytes);
   });
 
-  it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT_OPERATIONS=0', () => {
+  it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT=0', () => {
     const state = openSharedState(
-      { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimitOperations: 0 },
+      { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimit: 0 },
       { logger: createLogger({ level: 'silent' }), registry: new Registry() },
     );
     expect([state.responseCache, state.persistedQueries, state.operationLimiter]).toEqual([undefined, undefined, undefined]);

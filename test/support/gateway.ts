@@ -30,8 +30,9 @@ export interface GraphQLAnswer {
  * The real gateway, started by the same function as `npm start` (src/server/start.ts), on
  * ephemeral loopback ports; without `upstreamUrl` it starts the embedded sandbox, as `npm start` does. Settings not given take their defaults, except CORS: no allow-list
  * unless the test gives one, since the development default (any origin) would hide what the CORS
- * tests look for; and the rate limit, off unless the test sets it, since soak and property tests
- * send thousands of operations from one caller.
+ * tests look for; the rate limit, off unless the test sets it, since soak and property tests
+ * send thousands of operations from one caller; and the cost of each answer (COST_SHOWN), shown
+ * only when asked for, as in production, since the tests of everything else compare whole answers.
  */
 export async function startTestGateway(options: StartOptions): Promise<TestGateway> {
   const running = await startGatewayProcess({
@@ -39,7 +40,8 @@ export async function startTestGateway(options: StartOptions): Promise<TestGatew
     port: 0,
     metricsPort: 0,
     corsOrigins: [],
-    rateLimitOperations: 0,
+    rateLimit: 0,
+    costShown: 'asked',
     ...options,
   });
   const url = `http://127.0.0.1:${running.port}/graphql`;

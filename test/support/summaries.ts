@@ -16,6 +16,7 @@ export function requestSummary(fields: Partial<RequestSummary> = {}): RequestSum
     status: 200,
     durationMs: 1,
     upstreamCalls: 1,
+    estimatedCalls: 1,
     executed: true,
     upstreamStatuses: [200],
     outcome: 'ok',

@@ -21,7 +21,7 @@ const RENAME_MISSING = 'mutation Rename { updateCategory(input: { id: "cat_404",
 const RENAME_FAILING = 'mutation Rename { updateCategory(input: { id: "cat_503", name: "x" }) { category { id } } }';
 
 /** Operations a caller may send per window: each round's own caller stays below it, the flooding one does not. */
-const RATE_LIMIT_OPERATIONS = 8;
+const RATE_LIMIT = 8;
 
 /**
  * An upstream and a gateway in front of it, with the read cache, the rate limit and the shared
@@ -43,7 +43,8 @@ export async function startBusyGateway(start: Start, redis: RedisServer): Promis
     redisUrl: new URL(redis.url),
     redisKeyPrefix: `busy-${randomUUID()}:`,
     cacheTtlMs: 60_000,
-    rateLimitOperations: RATE_LIMIT_OPERATIONS,
+    rateLimit: RATE_LIMIT,
+    rateLimitUnit: 'operations',
     rateLimitWindowMs: 60_000,
     metricsClientNames: ['web-app'],
   });
@@ -60,5 +61,5 @@ export async function sendEveryKind(gateway: TestGateway, round: number): Promis
   await gateway.graphql(KEYS_RETRIED, { headers: caller });
   await gateway.graphql(RENAME_MISSING, { headers: caller });
   await gateway.graphql(RENAME_FAILING, { headers: caller });
-  for (let i = 0; i <= RATE_LIMIT_OPERATIONS; i++) await gateway.graphql(KEYS, { headers: bearer('flood') });
+  for (let i = 0; i <= RATE_LIMIT; i++) await gateway.graphql(KEYS, { headers: bearer('flood') });
 }

@@ -52,7 +52,11 @@ describe('a gateway made in code', () => {
       });
       expect([response.status, await response.json()]).toEqual([
         200,
-        { errors: [{ message: 'Must provide query string.', extensions: { code: 'BAD_REQUEST' } }] },
+        // Outside production every answer tells what it cost (COST_SHOWN): a refusal made no call.
+        {
+          errors: [{ message: 'Must provide query string.', extensions: { code: 'BAD_REQUEST' } }],
+          extensions: { cost: { estimatedCalls: 0, actualCalls: 0 } },
+        },
       ]);
     } finally {
       await gateway.close();

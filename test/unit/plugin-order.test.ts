@@ -63,7 +63,7 @@ describe('the plugin list', () => {
       logger: createLogger({ level: 'silent' }),
       production: false,
       cacheTtlMs: 60_000,
-      rateLimitOperations: 10,
+      rateLimit: 10,
       introspection: false,
       fieldSuggestions: false,
     });

@@ -35,6 +35,8 @@ function derivedSample(spec: Spec): [raw: string, value: unknown] | undefined {
 /** A value of every other variable, and what it reads as; none is the variable's default in production. */
 const SAMPLES: Record<string, [raw: string, value: unknown]> = {
   NODE_ENV: ['production', true],
+  RATE_LIMIT_UNIT: ['operations', 'operations'],
+  COST_SHOWN: ['always', 'always'],
   HOST: ['127.0.0.1', '127.0.0.1'],
   UPSTREAM_URL: ['https://api.example.com/v2/', new URL('https://api.example.com/v2')],
   TRUSTED_DOCUMENTS: ['manifest.json', ['manifest.json']],
@@ -305,6 +307,20 @@ describe('settings', () => {
     expect(() => loadSettings({ [name]: '' })).toThrow(
       new ConfigError(`Invalid configuration: ${name} must not be empty; unset it to take the default.`),
     );
+  });
+
+  it('read a renamed variable as its new name, with a warning, and refuse it beside the new name at another value', () => {
+    expect(loadSettings({ RATE_LIMIT_OPERATIONS: '40' }).rateLimit).toBe(40);
+    expect(retiredVariableWarnings({ RATE_LIMIT_OPERATIONS: '40' })).toEqual([
+      'RATE_LIMIT_OPERATIONS is read as RATE_LIMIT, in the unit RATE_LIMIT_UNIT says (REST calls unless it says operations): rename it.',
+    ]);
+    // A deployment that sets both while it renames, to one value, is not refused.
+    expect(loadSettings({ RATE_LIMIT_OPERATIONS: '40', RATE_LIMIT: '40' }).rateLimit).toBe(40);
+    expect(() => loadSettings({ RATE_LIMIT_OPERATIONS: '40', RATE_LIMIT: '400' })).toThrow(
+      new ConfigError("Invalid configuration: RATE_LIMIT_OPERATIONS is RATE_LIMIT's old name, set to another value; set RATE_LIMIT alone."),
+    );
+    // The old name is parsed as the new one is, and a mistake in it is named as it was set.
+    expect(() => loadSettings({ RATE_LIMIT_OPERATIONS: 'many' })).toThrow(/^Invalid configuration: RATE_LIMIT_OPERATIONS must be /);
   });
 
   it('read a retired variable no more, whatever its value, and warn of each one still set', () => {
