@@ -9,6 +9,7 @@ import { DeadlineExceeded, deadlineExceeded, statusOf, type UpstreamFailure, ups
 import { type CallerIdentity, type CallTarget, httpRequestOf, pathOf, type UpstreamRequest } from './http-request.js';
 import { InFlightReads } from './in-flight-reads.js';
 import { retryInterceptor, retryPolicy } from './retry.js';
+import { ON_SENT, sendingInterceptor } from './sending.js';
 
 export type { Envelope } from './answer.js';
 export type { CallLimits } from './call-timer.js';
@@ -42,6 +43,12 @@ export interface UpstreamCall {
   body: UpstreamRequest['body'];
   /** HTTP status, or undefined when no answer arrived. */
   status: number | undefined;
+  /**
+   * Its request went onto a connection to the upstream (`sendingInterceptor`): false when it failed
+   * before (the circuit open, the deadline used up, no connection made, aborted while it waited for
+   * a socket), and the upstream never saw it. Sent without a `status`, a write may have been done.
+   */
+  sent: boolean;
   /** When it was sent (performance.now()). */
   startedAt: number;
   durationMs: number;
@@ -62,6 +69,7 @@ export interface UpstreamCall {
 interface CallNotes {
   retries: string[];
   headers: IncomingHttpHeaders;
+  sent: boolean;
 }
 
 /** A call that is over: what observers learn of it, and its envelope or its failure (an UpstreamFailure). */
@@ -101,7 +109,8 @@ export class UpstreamClient {
       bodyTimeout: upstreamTimeoutMs,
       maxResponseSize: upstreamMaxBytes,
     });
-    this.#dispatcher = this.#pool.compose(retryInterceptor(settings));
+    // Innermost first: the sending interceptor sees each attempt the retry interceptor makes.
+    this.#dispatcher = this.#pool.compose(sendingInterceptor, retryInterceptor(settings));
     this.#breaker = new UpstreamBreaker(settings);
     this.#target = { basePath: settings.upstreamUrl.pathname.replace(/\/+$/, ''), userAgent: settings.upstreamUserAgent };
     this.#settings = settings;
@@ -174,7 +183,7 @@ export class UpstreamClient {
     traceHeaders: Record<string, string>,
   ): Promise<Exchange> {
     const startedAt = performance.now();
-    const notes: CallNotes = { retries: [], headers: {} };
+    const notes: CallNotes = { retries: [], headers: {}, sent: false };
     let outcome: { envelope: Envelope } | { failure: unknown };
     let status: number | undefined;
     try {
@@ -191,6 +200,7 @@ export class UpstreamClient {
       path: pathOf(request),
       body: request.body,
       status,
+      sent: notes.sent,
       startedAt,
       durationMs: performance.now() - startedAt,
       retries: notes.retries,
@@ -226,6 +236,9 @@ export class UpstreamClient {
         ...httpRequestOf(this.#target, request, caller, traceHeaders),
         signal: timer.signal,
         retryOptions: { retry: retryPolicy(timer.expiresAt, timer.signal, { onRetry }) },
+        [ON_SENT]: () => {
+          notes.sent = true;
+        },
       } as Dispatcher.RequestOptions);
       status = response.statusCode;
       notes.headers = response.headers;

@@ -33,6 +33,7 @@ function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
     path: '/api_keys?limit=25',
     body: undefined,
     status: 200,
+    sent: true,
     startedAt: 0,
     durationMs: 1,
     retries: [],
