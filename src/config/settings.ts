@@ -33,7 +33,7 @@ export const SECTIONS = {
   breaker: 'Circuit breaker',
   limits: 'Operation limits',
   clients: 'Clients and browsers',
-  state: 'Shared state: read cache, rate limits, persisted queries',
+  state: 'Shared state: read cache, rate limits, persisted queries, idempotency keys',
   operations: 'Logs and traces',
 } as const;
 
@@ -569,6 +569,22 @@ export const SETTINGS = {
     parse: wholeNumber(0, 10),
     default: 0,
     doc: 'Proxies in front of the gateway whose `X-Forwarded-For` entries are believed; a caller without a token is told apart by the address that many hops back (`0`: the connection’s own address).',
+    section: 'state',
+  }),
+  // A day, as payment APIs keep theirs: longer than any client retries one user action. From a second
+  // up, so that a test can see a key expire.
+  idempotencyTtlMs: setting({
+    env: 'IDEMPOTENCY_TTL_MS',
+    parse: milliseconds(1_000, 30 * 86_400_000),
+    default: 86_400_000,
+    doc: 'How long a mutation’s `Idempotency-Key` is remembered after its first answer: its retry within that time gets that answer again, never a second write ([shared state](shared-state.md#idempotency-keys)).',
+    section: 'state',
+  }),
+  idempotencyStoreBytes: setting({
+    env: 'IDEMPOTENCY_STORE_BYTES',
+    parse: bytes(1024 * 1024, 1024 * 1024 * 1024),
+    default: 16 * 1024 * 1024,
+    doc: 'Memory for idempotency keys and their answers when they are kept in this process (no Redis is set), least recently used forgotten first.',
     section: 'state',
   }),
 

@@ -2,6 +2,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { SectionSettings, Settings } from '../config/settings.js';
 import type { Logger } from '../observability/logger.js';
+import { type IdempotencyKeys, InProcessIdempotencyKeys, RedisIdempotencyKeys } from './idempotency-keys.js';
 import { type OperationLimiter, operationLimiter } from './operation-limiter.js';
 import { InProcessPersistedQueries, type PersistedQueryStore, RedisPersistedQueries } from './persisted-queries.js';
 import { type RedisConnection, RedisLink } from './redis-link.js';
@@ -17,6 +18,8 @@ export interface SharedState {
   persistedQueries: PersistedQueryStore | undefined;
   /** Undefined when RATE_LIMIT is 0. */
   operationLimiter: OperationLimiter | undefined;
+  /** The mutations' Idempotency-Keys; always there: a client that sends a key asks for its protection. */
+  idempotencyKeys: IdempotencyKeys;
   /**
    * Resolves once Redis is connected (at once without it). Nothing waits for it: until then the
    * stores answer as they do while Redis is down.
@@ -33,7 +36,8 @@ export type StateSettings = SectionSettings<'state'> & Pick<Settings, 'apqStoreB
  * had them; in the Redis that REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES names, under
  * REDIS_KEY_PREFIX, shared by every replica and worker. This module is the only one that knows
  * Redis (a dependency rule says so), and a Redis that is down or slow never reaches a caller as an
- * error: its stores answer as a miss or count in this process, and report it (docs/shared-state.md).
+ * error: its stores answer as a miss or count in this process, and report it (docs/shared-state.md);
+ * only a mutation whose caller asked for an Idempotency-Key's protection is refused meanwhile.
  */
 export function openSharedState(settings: StateSettings, { logger, registry }: { logger: Logger; registry: Registry }): SharedState {
   const limits = settings.rateLimit > 0 ? settings : undefined;
@@ -45,6 +49,7 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
       responseCache: caching ? new InProcessResponseCache(settings.cacheBytes) : undefined,
       persistedQueries: persisting ? new InProcessPersistedQueries(settings.apqStoreBytes) : undefined,
       operationLimiter: limits && operationLimiter(limits),
+      idempotencyKeys: new InProcessIdempotencyKeys(settings.idempotencyStoreBytes),
       connected: async () => {},
       close: async () => {},
     };
@@ -55,6 +60,7 @@ export function openSharedState(settings: StateSettings, { logger, registry }: {
     responseCache: caching ? new RedisResponseCache(link) : undefined,
     persistedQueries: persisting ? new RedisPersistedQueries(link) : undefined,
     operationLimiter: limits && operationLimiter(limits, link),
+    idempotencyKeys: new RedisIdempotencyKeys(link),
     connected: () => link.connected(),
     close: async () => {
       reach.close();

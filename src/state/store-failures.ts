@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../observability/logger.js';
 
 /** The stores that can fail, as labels and in log lines. */
-export type StoreName = 'responseCache' | 'persistedQueries' | 'rateLimits';
+export type StoreName = 'responseCache' | 'persistedQueries' | 'rateLimits' | 'idempotencyKeys';
 
 /** At most one warning per store in this long: a Redis outage under load must not flood the logs. */
 const WARN_EVERY_MS = 10_000;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { callerKey } from '../../src/state/caller-key.js';
+import { type KeptAnswer, keyOf } from '../../src/state/idempotency-keys.js';
 import type { ResponseCache } from '../../src/state/response-cache.js';
 import { openSharedState, type SharedState } from '../../src/state/shared-state.js';
 import { captureLogs } from '../support/logs.js';
@@ -31,6 +32,17 @@ const bob = callerKey('Bearer bob-token');
 
 /** When the tests' answers were kept: found again as it was given. */
 const STORED_AT = 1_767_225_600_000;
+
+/** A mutation's answer kept under an idempotency key. */
+const ANSWER: KeptAnswer = {
+  status: 200,
+  headers: { deprecation: '@1767225600' },
+  hasData: false,
+  errorCodes: ['UPSTREAM_ERROR', 'CONFLICT'],
+  body: '{"data":{"createFolder":null},\n"errors":[]}',
+};
+/** A claim that holds a minute, and a key remembered a minute after it is settled. */
+const MINUTE = { leaseMs: 60_000, ttlMs: 60_000 };
 
 /** The body kept for a caller's request, as a lookup finds it. */
 const cached = async (cache: ResponseCache, caller: string, request: string) => (await cache.get(caller, request)).answer?.body;
@@ -90,6 +102,54 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
       expect(await cached(cache, bob, 'raced')).toBe('bob');
     });
 
+    it('idempotency keys: a key is claimed once; the same request then finds it running, another one finds it reused', async () => {
+      const keys = state.idempotencyKeys;
+      const key = keyOf(alice, `claimed-${name}`);
+      const claim = await keys.claim(key, 'request-1', MINUTE);
+      expect(claim).toEqual({ found: 'claimed', token: expect.stringMatching(/^[\w-]{36}$/) });
+      expect(await keys.claim(key, 'request-1', MINUTE)).toEqual({ found: 'running' });
+      expect(await keys.claim(key, 'request-2', MINUTE)).toEqual({ found: 'reused' });
+      // The same key sent by another caller is another key.
+      expect(await keys.claim(keyOf(bob, `claimed-${name}`), 'request-2', MINUTE)).toMatchObject({ found: 'claimed' });
+    });
+
+    it('idempotency keys: an answered key gives its answer back, as it was kept, to the same request only', async () => {
+      const keys = state.idempotencyKeys;
+      const key = keyOf(alice, `answered-${name}`);
+      const claim = await keys.claim(key, 'request-1', MINUTE);
+      await keys.settle(key, claim.found === 'claimed' ? claim.token : '', { outcome: 'answered', answer: ANSWER }, 60_000);
+      expect(await keys.claim(key, 'request-1', MINUTE)).toEqual({ found: 'answered', answer: ANSWER });
+      expect(await keys.claim(key, 'request-2', MINUTE)).toEqual({ found: 'reused' });
+    });
+
+    it('idempotency keys: a run settled unknown stays so; one freed is claimed anew; only the claim’s token settles it', async () => {
+      const keys = state.idempotencyKeys;
+      const unknown = keyOf(alice, `unknown-${name}`);
+      const first = await keys.claim(unknown, 'request-1', MINUTE);
+      await keys.settle(unknown, 'another token', { outcome: 'answered', answer: ANSWER }, 60_000);
+      expect(await keys.claim(unknown, 'request-1', MINUTE)).toEqual({ found: 'running' });
+      await keys.settle(unknown, first.found === 'claimed' ? first.token : '', { outcome: 'unknown' }, 60_000);
+      expect(await keys.claim(unknown, 'request-1', MINUTE)).toEqual({ found: 'unknown' });
+      expect(await keys.claim(unknown, 'request-2', MINUTE)).toEqual({ found: 'reused' });
+
+      const freed = keyOf(alice, `freed-${name}`);
+      const claim = await keys.claim(freed, 'request-1', MINUTE);
+      await keys.settle(freed, claim.found === 'claimed' ? claim.token : '', { outcome: 'free' }, 60_000);
+      expect(await keys.claim(freed, 'request-2', MINUTE)).toMatchObject({ found: 'claimed' });
+    });
+
+    it('idempotency keys: a run past its lease, unsettled, is unknown; a settled key is forgotten after its time to live', async () => {
+      const keys = state.idempotencyKeys;
+      const lapsed = keyOf(alice, `lapsed-${name}`);
+      await keys.claim(lapsed, 'request-1', { leaseMs: 50, ttlMs: 60_000 });
+      const answered = keyOf(alice, `expiring-${name}`);
+      const claim = await keys.claim(answered, 'request-1', MINUTE);
+      await keys.settle(answered, claim.found === 'claimed' ? claim.token : '', { outcome: 'answered', answer: ANSWER }, 50);
+      await sleep(120);
+      expect(await keys.claim(lapsed, 'request-1', MINUTE)).toEqual({ found: 'unknown' });
+      expect(await keys.claim(answered, 'request-2', MINUTE)).toMatchObject({ found: 'claimed' });
+    });
+
     it('persisted queries: a document is found by its hash once registered', async () => {
       expect(await state.persistedQueries!.get('h1')).toBeUndefined();
       await state.persistedQueries!.set('h1', '{ __typename }');
@@ -146,6 +206,30 @@ describe('in process, what only the process does', () => {
     expect(kept * 2 * body.length).toBeLessThanOrEqual(settings.cacheBytes);
   });
 
+  it('idempotency keys: hold at most IDEMPOTENCY_STORE_BYTES, the least recently used forgotten first', async () => {
+    const state = openSharedState(
+      { ...settings, idempotencyStoreBytes: 1024 * 1024 },
+      { logger: createLogger({ level: 'silent' }), registry: new Registry() },
+    );
+    const answer = { ...ANSWER, body: 'x'.repeat(8 * 1024) };
+    for (let i = 0; i < 200; i++) {
+      const claim = await state.idempotencyKeys.claim(keyOf(alice, `k${i}`), 'request', MINUTE);
+      await state.idempotencyKeys.settle(
+        keyOf(alice, `k${i}`),
+        claim.found === 'claimed' ? claim.token : '',
+        { outcome: 'answered', answer },
+        60_000,
+      );
+    }
+    let kept = 0;
+    for (let i = 0; i < 200; i++)
+      if ((await state.idempotencyKeys.claim(keyOf(alice, `k${i}`), 'request', MINUTE)).found === 'answered') kept++;
+    // Two bytes a character: what is kept fits the budget (200 answers would be 3.2 MiB); the newest are kept.
+    expect(kept).toBeGreaterThan(0);
+    expect(kept * 2 * answer.body.length).toBeLessThanOrEqual(1024 * 1024);
+    expect((await state.idempotencyKeys.claim(keyOf(alice, 'k199'), 'request', MINUTE)).found).toBe('answered');
+  });
+
   it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT=0', () => {
     const state = openSharedState(
       { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimit: 0 },
@@ -200,6 +284,12 @@ function whatOnlyRedisDoes(redis: () => SharedRedis, connected: () => Promise<Sh
         before.generation,
       );
       expect(await cached(two.responseCache!, alice, 'raced')).toBeUndefined();
+      // A key claimed through one is running for the other, and its answer, kept through one, is found through the other.
+      const key = keyOf(alice, 'shared-key');
+      const claim = await one.idempotencyKeys.claim(key, 'request', MINUTE);
+      expect(await two.idempotencyKeys.claim(key, 'request', MINUTE)).toEqual({ found: 'running' });
+      await one.idempotencyKeys.settle(key, claim.found === 'claimed' ? claim.token : '', { outcome: 'answered', answer: ANSWER }, 60_000);
+      expect(await two.idempotencyKeys.claim(key, 'request', MINUTE)).toEqual({ found: 'answered', answer: ANSWER });
     } finally {
       await Promise.all([one.close(), two.close()]);
     }
@@ -212,6 +302,7 @@ function whatOnlyRedisDoes(redis: () => SharedRedis, connected: () => Promise<Sh
       const token = 'Bearer frank-secret-token';
       await store(state.responseCache!, callerKey(token), 'r', '{"data":{"apiKeys":null}}', 60_000);
       await state.operationLimiter!.take(callerKey(token), 1);
+      await state.idempotencyKeys.claim(keyOf(callerKey(token), 'a key of frank'), 'request', MINUTE);
       const keys = await redis().keys('*');
       expect(keys.length).toBeGreaterThan(0);
       expect(keys.filter((key) => !key.startsWith(settings.redisKeyPrefix))).toEqual([]);
@@ -292,6 +383,21 @@ describeWithRedis('in Redis, when Redis fails', () => {
       expect((await errors()).map(({ value }) => value)).toEqual([1]);
     } finally {
       redis.thaw();
+      await state.close();
+    }
+  });
+
+  it('down: a claim is unavailable at once, a settlement is dropped, and each is counted', async () => {
+    const { state, errors } = capturingState();
+    await state.connected();
+    await redis.kill();
+    try {
+      const key = keyOf(alice, 'while down');
+      expect(await state.idempotencyKeys.claim(key, 'request', MINUTE)).toEqual({ found: 'unavailable' });
+      await state.idempotencyKeys.settle(key, 'token', { outcome: 'unknown' }, 60_000);
+      expect(Object.fromEntries((await errors()).map(({ labels, value }) => [labels.store, value]))).toEqual({ idempotencyKeys: 2 });
+    } finally {
+      await redis.restart();
       await state.close();
     }
   });
