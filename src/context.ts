@@ -78,7 +78,10 @@ class Caller {
     const caller = { authorization: this.authorization, requestId: this.requestId, forwarded: this.#record.forwardedHeaders?.headers };
     // Its place is taken when it is sent, so that a summary made while it is in flight (a client gone mid-stream) counts it.
     const report = this.#record.callSent(paths);
-    const limits = { signal: this.#request.signal, deadline: this.budget.deadline, bytes: this.budget.bytes };
+    // Under an Idempotency-Key a client that goes away does not abort the call: its answer is kept for the client's
+    // retry, where an aborted write would have left its outcome unknown. The deadline still bounds it.
+    const signal = this.#record.idempotency === 'claimed' ? undefined : this.#request.signal;
+    const limits = { signal, deadline: this.budget.deadline, bytes: this.budget.bytes };
     const { call, envelope, failure } = await this.#client.request(request, caller, limits);
     report(call);
     if (failure !== undefined) throw failure;

@@ -38,6 +38,14 @@ export const ErrorCode = {
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
   /** A write not sent: the request asked for a dry run (`X-Debug-Upstream: dry-run`), and `extensions.upstream.dryRuns` holds what it would have sent where the request may see it. */
   DRY_RUN: 'DRY_RUN',
+  /** An Idempotency-Key sent before with another request (another document, operation name or variables) of the same caller (HTTP 422); nothing ran. */
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /** An Idempotency-Key whose first request is still running (HTTP 409, with Retry-After); nothing ran. */
+  IDEMPOTENCY_KEY_IN_USE: 'IDEMPOTENCY_KEY_IN_USE',
+  /** An Idempotency-Key whose request reached the upstream and got no answer: whether it was done is unknown, and it is never sent again (HTTP 409). */
+  IDEMPOTENCY_OUTCOME_UNKNOWN: 'IDEMPOTENCY_OUTCOME_UNKNOWN',
+  /** A mutation with an Idempotency-Key while the shared state's Redis fails: refused rather than run unprotected (HTTP 503, with Retry-After). */
+  IDEMPOTENCY_UNAVAILABLE: 'IDEMPOTENCY_UNAVAILABLE',
   /** Anything unexpected; the message is masked. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** graphql-yoga's: the document does not parse. */

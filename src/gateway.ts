@@ -10,6 +10,7 @@ import { type GraphiQLSandbox, graphiqlOptions } from './graphiql/options.js';
 import { type HitPath, hitPath, type OnHit } from './hit-path/hit-path.js';
 import {
   boundsDocument,
+  carriesNoKey,
   countsOperation,
   finishes,
   forwardsHeaders,
@@ -33,6 +34,7 @@ import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useFieldUsage } from './plugins/use-field-usage.js';
 import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
+import { useIdempotency } from './plugins/use-idempotency.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useJit } from './plugins/use-jit.js';
 import { useLimits } from './plugins/use-limits.js';
@@ -282,6 +284,9 @@ function operationPlugins({ settings, counter, lookups, state, tracer, trustedDo
     settings.federation ? undefined : { plugin: useIncrementalDelivery(), onHit: NOT_RUN },
     // An execution hook that must run before useJit executes, so an operation over budget sends nothing.
     { plugin: useUpstreamBudget({ counter }), onHit: NOT_RUN },
+    // onExecute after the budget (an operation refused there claims no key) and before useFieldUsage (a mutation refused
+    // or replayed here runs nothing to count); its onParams after useIncrementalDelivery's, whose parts it turns off.
+    { plugin: useIdempotency({ keys: state.idempotencyKeys, ...settings }), onHit: carriesNoKey },
     // onExecute, after useOperationRecords' (the operation's type) and after the budget: an operation refused runs nothing to count.
     { plugin: useFieldUsage(), onHit: NOT_RUN },
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.

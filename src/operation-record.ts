@@ -21,6 +21,16 @@ export function recordedOperationName(name: string | null | undefined): string |
 /** `hit`: answered from the read cache; `miss`: executed and, if it could be, stored; `bypass`: the caller asked for a fresh answer (`Cache-Control: no-cache`). */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass';
 
+/**
+ * What the gateway did with a mutation's Idempotency-Key (useIdempotency): `claimed` while the
+ * mutation runs under it, then `stored` (its answer kept), `released` (nothing reached the upstream:
+ * the key forgotten) or `unknown` (a write sent got no answer); for a mutation that did not run,
+ * `replayed` (the key's answer given again), `conflict` (the key's first request still runs),
+ * `reused` (the key was another request's), `unknown` (its first request's outcome is unknown) or
+ * `unavailable` (the store of keys could not be asked).
+ */
+export type IdempotencyOutcome = 'claimed' | 'stored' | 'released' | 'replayed' | 'conflict' | 'reused' | 'unknown' | 'unavailable';
+
 /** A deprecated element an operation used: its schema coordinate, and its deprecation as declared (src/schema/deprecation.ts). */
 export interface DeprecationUse {
   coordinate: string;
@@ -71,7 +81,7 @@ export class OperationRecord {
   status: number | undefined;
   /** Its client went away before its answer (or, for an answer in parts, its last part) was out. */
   clientClosed = false;
-  /** Whether its answer may come in parts (`@defer`, `@stream`): not in a batch, and to a client that takes them (useIncrementalDelivery). */
+  /** Whether its answer may come in parts (`@defer`, `@stream`): not in a batch, nor under an Idempotency-Key (useIdempotency), and to a client that takes them (useIncrementalDelivery). */
   answeredInParts: boolean | undefined;
   /** Set when it is answered in parts. */
   incremental: IncrementalParts | undefined;
@@ -98,8 +108,10 @@ export class OperationRecord {
   noticeHeaders: Readonly<Record<string, string>> | undefined;
   /** The client's headers its upstream calls send on (FORWARD_HEADERS), and those dropped as unsendable (useUpstreamHeaders). */
   forwardedHeaders: { headers: Readonly<Record<string, string>>; dropped: readonly string[] } | undefined;
-  /** The headers a read cache hit gives back, as its answer was stored with them (useResponseCache). */
+  /** The headers a stored answer gives back, as it was stored with them: a read cache hit's (useResponseCache), an idempotency key's replay (useIdempotency). */
   replayedHeaders: Readonly<Record<string, string>> | undefined;
+  /** What became of its Idempotency-Key; undefined without one, on an operation that is no mutation, or in a dry run (useIdempotency). */
+  idempotency: IdempotencyOutcome | undefined;
 
   /** The working state `OperationSlot`s keep for it, each at its slot's place: read and written through the slots alone. */
   readonly slots: unknown[] = [];

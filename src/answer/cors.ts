@@ -4,8 +4,11 @@ import { ANY_ORIGIN, patternBase } from '../config/parsers.js';
 import type { Settings } from '../config/settings.js';
 import { NOTICE_HEADERS } from '../http/merged-headers.js';
 
-/** Answer headers a page may read: its request id, how long to wait after a 429 or 503, and what its upstream calls took (X-Debug-Upstream). */
-const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing'];
+/**
+ * Answer headers a page may read: its request id, how long to wait after a 409, 429 or 503, what its
+ * upstream calls took (X-Debug-Upstream), and whether its answer is an Idempotency-Key's replay.
+ */
+const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'Server-Timing', 'Idempotent-Replayed'];
 /** How long a browser may reuse a preflight answer, in seconds. */
 const CORS_MAX_AGE_SECONDS = 600;
 

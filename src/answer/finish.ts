@@ -30,6 +30,7 @@ export type AnswerSettings = Pick<Settings, 'returnHeaders' | 'compressionMinByt
  * policy is here, once:
  *
  * - `x-request-id`, so a caller can quote it when reporting a problem;
+ * - `Idempotent-Replayed: true` on an answer an Idempotency-Key replays;
  * - the headers returned from the upstream and the gateway's notices (`returnedHeaders`), never
  *   over a header the answer has already (its RateLimit headers on a 429, say);
  * - the gateway's own caching policy (`NO_STORE`) on an answer that set no policy of its own, and
@@ -56,6 +57,8 @@ export class AnswerFinisher {
     const returned = returnedHeaders(records, this.#settings.returnHeaders);
     if (returned) for (const [name, value] of Object.entries(returned)) if (!headers.has(name)) headers.set(name, value);
     headers.set('x-request-id', requestId);
+    // The draft's header on an answer given again under an Idempotency-Key (useIdempotency), not the first one.
+    if (records.some((record) => record.idempotency === 'replayed')) headers.set('idempotent-replayed', 'true');
     if (request.method !== 'OPTIONS' && (!headers.has('cache-control') || headers.get('content-type')?.startsWith('text/event-stream'))) {
       // Deleted first: @whatwg-node's Headers made from an object keep its `Cache-Control` beside a `set` one, and send both.
       headers.delete('cache-control');

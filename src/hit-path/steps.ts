@@ -66,6 +66,11 @@ export const showsNoCalls: HitStep = {
   admits: (req) => req.headers['x-debug-upstream'] === undefined,
 };
 
+/** useIdempotency: a request that carries an Idempotency-Key is Yoga's to read, so that its key is checked in one place. */
+export const carriesNoKey: HitStep = {
+  admits: (req) => req.headers['idempotency-key'] === undefined,
+};
+
 /**
  * useResponseCache: a request with a Bearer credential that asks for no fresh answer, looked up once
  * (Yoga finds the lookup of a miss it is handed); a hit noted on its record as the plugin notes one.

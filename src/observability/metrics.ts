@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../errors.js';
 import { FIELD_USAGE_METRIC } from '../field-usage.js';
-import { acceptedByUpstream } from '../operation-record.js';
+import { acceptedByUpstream, type IdempotencyOutcome } from '../operation-record.js';
 import type { BreakerState } from '../upstream/breaker.js';
 import type { UpstreamCall } from '../upstream/client.js';
 import { reportToPrimary } from './cluster-metrics.js';
@@ -119,6 +119,7 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
   );
   const { operationName, clientLabels } = boundedRequestLabels(options);
   const observeUsage = usageMetrics(registry);
+  const observeKey = idempotencyMetrics(registry);
   return (summary) => {
     const operation_name = operationName(summary);
     requests.inc({ operation_name, operation_type: summary.operationType ?? 'unknown', outcome: summary.outcome });
@@ -128,11 +129,23 @@ function requestMetrics(registry: Registry, options: MetricsOptions): Metrics['o
     if (summary.outcome === 'client_closed') clientClosed.inc();
     else for (const code of summary.errorCodes) errorCodes.inc({ code: KNOWN_CODES.has(code) ? code : 'other' });
     if (summary.cache) cacheLookups.inc({ outcome: summary.cache });
+    if (summary.idempotency) observeKey(summary.idempotency);
     // The names are FORWARD_HEADERS' own: bounded by the setting.
     for (const header of summary.droppedHeaders ?? []) droppedHeaders.inc({ header });
     // Only what ran for a token the REST API accepted: calls without one, or with a forged one, cannot make a field look used.
     if (summary.coordinates && acceptedByUpstream(summary.upstreamStatuses)) observeUsage(summary, clientLabels(summary).client_name);
   };
+}
+
+/** What became of each mutation's Idempotency-Key (src/plugins/use-idempotency.ts): a label per outcome, a handful at most. */
+function idempotencyMetrics(registry: Registry): (outcome: IdempotencyOutcome) => void {
+  const keys = counter(
+    registry,
+    'gateway_idempotency_keys_total',
+    'Mutations sent with an Idempotency-Key, by what became of it: stored, replayed, released (nothing reached the upstream), unknown, conflict (its first request still running), reused (another request’s key), unavailable (the store failing).',
+    ['outcome'],
+  );
+  return (outcome) => keys.inc({ outcome });
 }
 
 /** What an operation that ran used of the schema, by its client's label: its coordinates and the deprecated ones among them. */

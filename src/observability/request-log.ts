@@ -22,6 +22,8 @@ export function logRequest(logger: Logger): (summary: RequestSummary) => void {
         outcome: summary.outcome,
         errorCodes: summary.errorCodes,
         ...(summary.cache ? { cache: summary.cache } : {}),
+        // What became of the key, never the key.
+        ...(summary.idempotency ? { idempotency: summary.idempotency } : {}),
       },
       'graphql request',
     );

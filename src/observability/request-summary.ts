@@ -1,6 +1,6 @@
 import { type ClientIdentity, clientOf } from '../http/client-identity.js';
 import { requestIdFrom } from '../http/request-id.js';
-import { type CacheOutcome, OperationRecord } from '../operation-record.js';
+import { type CacheOutcome, type IdempotencyOutcome, OperationRecord } from '../operation-record.js';
 
 /** `client_closed`: its client went away before its answer was out, whatever the answer would have been. */
 type Outcome = 'ok' | 'partial' | 'error' | 'client_closed';
@@ -34,6 +34,8 @@ export interface RequestSummary {
   upstreamStatuses: ReadonlyArray<number | undefined>;
   /** What the read cache did; absent when it had no say (off, a request without a token, a refusal before it). */
   cache?: CacheOutcome;
+  /** What became of its Idempotency-Key; absent without one (or on a query, or in a dry run). */
+  idempotency?: IdempotencyOutcome;
   /** `ok`: no errors; `partial`: errors and some non-null top-level field; `client_closed`: its client left before its answer; `error`: the rest. */
   outcome: Outcome;
   /** Distinct `extensions.code` values of the response's errors, in order of appearance. */
@@ -67,6 +69,7 @@ function summaryOf(record: OperationRecord, status: number, durationMs: number):
     executed: record.executed,
     upstreamStatuses,
     ...(record.cache ? { cache: record.cache } : {}),
+    ...(record.idempotency ? { idempotency: record.idempotency } : {}),
     outcome: record.clientClosed ? 'client_closed' : !failed ? 'ok' : record.hasData ? 'partial' : 'error',
     errorCodes: record.errorCodes,
     ...(record.forwardedHeaders?.dropped.length ? { droppedHeaders: record.forwardedHeaders.dropped } : {}),

@@ -8,7 +8,7 @@ import { gatewayOverUpstream } from '../support/fixtures.js';
 import type { TestGateway } from '../support/gateway.js';
 import { keyNamesQuery, merged, pagesHeldForTheClient, type ReceivedPart } from '../support/incremental.js';
 import { envelope } from '../support/recording-upstream.js';
-import { apiKeyList, apiKeyRecord } from '../support/records.js';
+import { apiKeyList, apiKeyRecord, folderRecord } from '../support/records.js';
 
 /**
  * A browser app on another origin calls the gateway with a bearer token, in Debian's headless
@@ -94,6 +94,41 @@ describeInBrowser('a page on another origin', () => {
       );
       // `Date` is on the answer too, but not exposed: a page cannot read it.
       expect(read).toEqual({ remaining: '7', date: null });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('on the allow-list sends a mutation with an Idempotency-Key twice: one write, and it reads Idempotent-Replayed, which CORS exposes', async ({
+    browser,
+    start,
+  }) => {
+    const upstream = await start.upstream(() => ({ status: 201, body: envelope(folderRecord()) }));
+    const gateway = await start.gateway({ upstreamUrl: new URL(upstream.url), corsOrigins: [listedApp.origin] });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${listedApp.origin}/`);
+      const read = await page.evaluate(
+        async ({ url, token }) => {
+          const key = crypto.randomUUID();
+          const send = async () => {
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: token, 'idempotency-key': key },
+              body: JSON.stringify({ query: 'mutation { createFolder(input: { name: "Docs" }) { folder { id } } }' }),
+            });
+            return { body: await response.json(), replayed: response.headers.get('idempotent-replayed') };
+          };
+          return [await send(), await send()];
+        },
+        { url: gateway.url, token: AUTH.authorization },
+      );
+      const body = { data: { createFolder: { folder: { id: 'fld_1' } } } };
+      expect(read).toEqual([
+        { body, replayed: null },
+        { body, replayed: 'true' },
+      ]);
+      expect(upstream.requests.map(({ method, path }) => `${method} ${path}`)).toEqual(['POST /v2/folders']);
     } finally {
       await page.close();
     }

@@ -220,7 +220,7 @@ describe('apiKeys under @stream', () => {
         {
           'access-control-allow-methods': 'GET, POST',
           'access-control-allow-origin': ORIGIN,
-          'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
+          'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, Idempotent-Replayed, deprecation, sunset, link',
           'access-control-max-age': '600',
           'cache-control': 'private, no-store',
           'content-type': accept === 'multipart/mixed' ? 'multipart/mixed; boundary="-"' : 'text/event-stream',

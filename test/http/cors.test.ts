@@ -57,12 +57,24 @@ describe('a preflight', () => {
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
       'access-control-allow-headers': 'authorization,content-type,x-request-id',
-      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
+      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, Idempotent-Replayed, deprecation, sunset, link',
       'access-control-max-age': '600',
     });
     // The answer depends on the headers asked for as well as on the origin: a cache must tell both apart.
     expect(answer.headers.vary).toBe('Access-Control-Request-Headers, Origin');
     expect(upstream.requests).toEqual([]);
+  });
+
+  it('from a listed origin may send an Idempotency-Key', async ({ gateway }) => {
+    const answer = await rawHttp(gateway.url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
+    });
+    expect([answer.status, answer.headers['access-control-allow-headers']]).toEqual([204, 'authorization,content-type,idempotency-key']);
   });
 
   it('from the second listed origin gets that origin back, not the first', async ({ gateway }) => {
@@ -206,7 +218,7 @@ describe('answers written before Yoga', () => {
     expect(corsHeaders(answer)).toEqual({
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
-      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, deprecation, sunset, link',
+      'access-control-expose-headers': 'x-request-id, Retry-After, Server-Timing, Idempotent-Replayed, deprecation, sunset, link',
       'access-control-max-age': '600',
     });
     expect([answer.headers.vary, answer.headers['x-content-type-options']]).toEqual(['Origin', 'nosniff']);

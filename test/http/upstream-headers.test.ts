@@ -408,6 +408,7 @@ describe('headers both ways', () => {
       'x-request-id',
       'Retry-After',
       'Server-Timing',
+      'Idempotent-Replayed',
       // The gateway's own deprecation notices, which RETURN_HEADERS also names here: each once.
       'deprecation',
       'sunset',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnswerSettings } from '../../src/answer/finish.js';
 import { SECURITY_HEADERS } from '../../src/answer/security-headers.js';
 import { requestIdOf } from '../../src/http/request-id.js';
+import { type IdempotencyOutcome, recordOf } from '../../src/operation-record.js';
 import { partsOf } from '../support/incremental.js';
 import { answering, ENDPOINT, finishing, post, postForParts, send, sendForBytes, UUID, yogaWith } from '../support/yoga.js';
 
@@ -24,6 +25,22 @@ const PAGE_POLICY = {
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 };
+
+describe('useAnswerFinishing: Idempotent-Replayed', () => {
+  /** Notes on the operation's record what an Idempotency-Key did, as useIdempotency does. */
+  const noting = (outcome: IdempotencyOutcome): Plugin => ({
+    onExecute: ({ args }) => {
+      recordOf(args.contextValue).idempotency = outcome;
+    },
+  });
+
+  it('says true on an answer an Idempotency-Key replays, and is on no other', async () => {
+    expect((await post(yogaFinishing([noting('replayed')]), { query: '{ hello }' })).headers['idempotent-replayed']).toBe('true');
+    for (const outcome of ['stored', 'conflict', 'unknown'] as const)
+      expect((await post(yogaFinishing([noting(outcome)]), { query: '{ hello }' })).headers['idempotent-replayed']).toBeUndefined();
+    expect((await post(yogaFinishing(), { query: '{ hello }' })).headers['idempotent-replayed']).toBeUndefined();
+  });
+});
 
 describe('useAnswerFinishing: the request id', () => {
   /** The id the operation's context sees, which the log line and the upstream calls use. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apqExtensions } from '../support/apq.js';
 import { AUTH, bearer } from '../support/auth.js';
 import { type ChildGateway, spawnGateway } from '../support/child-gateway.js';
-import { type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
-import { apiKeyPage, apiKeys } from '../support/records.js';
+import { envelope, type RecordingUpstream, startRecordingUpstream } from '../support/recording-upstream.js';
+import { apiKeyPage, apiKeys, folderRecord } from '../support/records.js';
 import { describeInEachTopology, UNHURRIED_COMMAND_TIMEOUT_MS } from '../support/redis.js';
 
 /**
@@ -21,7 +21,9 @@ describeInEachTopology(
     let replicas: ChildGateway[];
 
     beforeAll(async () => {
-      upstream = await startRecordingUpstream(() => ({ body: apiKeyPage(apiKeys(1)) }));
+      upstream = await startRecordingUpstream(({ method }) =>
+        method === 'POST' ? { status: 201, body: envelope(folderRecord()) } : { body: apiKeyPage(apiKeys(1)) },
+      );
       // Behind a proxy, as replicas are: each test's requests come from an address of their own.
       const env = {
         UPSTREAM_URL: upstream.url,
@@ -58,6 +60,27 @@ describeInEachTopology(
       expect([(await post(one, KEYS)).status, (await post(two, KEYS)).status]).toEqual([429, 429]);
       // The password never shows in their logs.
       expect(JSON.stringify(replicas.map((replica) => [replica.lines, replica.other]))).not.toContain('replica secret');
+    });
+
+    it('replay through one a mutation an Idempotency-Key ran through the other', async () => {
+      const [one, two] = replicas as [ChildGateway, ChildGateway];
+      const create = (replica: ChildGateway) =>
+        fetch(`http://127.0.0.1:${replica.port}/graphql`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-forwarded-for': '203.0.113.3',
+            ...bearer('idempotency'),
+            'idempotency-key': 'k1',
+          },
+          body: JSON.stringify({ query: 'mutation { createFolder(input: { name: "Docs" }) { folder { id } } }' }),
+        });
+      const first = await create(one);
+      const again = await create(two);
+      const body = { data: { createFolder: { folder: { id: 'fld_1' } } } };
+      expect([await first.json(), first.headers.get('idempotent-replayed')]).toEqual([body, null]);
+      expect([await again.json(), again.headers.get('idempotent-replayed')]).toEqual([body, 'true']);
+      expect(upstream.requests.filter(({ method }) => method === 'POST')).toHaveLength(1);
     });
 
     it('find a persisted query registered through the other', async () => {

@@ -33,9 +33,10 @@ export interface RecordingUpstream {
   close(): Promise<void>;
 }
 
-/** A fake upstream over real HTTP that records every request and answers from a script. */
+/** A fake upstream over real HTTP that records every request and answers from a script; on `port` when given (an upstream back up). */
 export async function startRecordingUpstream(
   script: Script = () => ({ body: { success: true, result: [], errors: [], links: {} } }),
+  { port = 0 }: { port?: number } = {},
 ): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
   let current = script;
@@ -64,7 +65,7 @@ export async function startRecordingUpstream(
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
     requests,

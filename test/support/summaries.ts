@@ -26,7 +26,7 @@ export function requestSummary(fields: Partial<RequestSummary> = {}): RequestSum
 }
 
 /** An upstream call as the client reports it: by default a GET of `/api_keys` that got 200 at once. */
-function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
+export function upstreamCall(fields: Partial<UpstreamCall> = {}): UpstreamCall {
   return {
     method: 'GET',
     route: '/api_keys',

@@ -20,7 +20,7 @@ const RENAME_MISSING = 'mutation Rename { updateCategory(input: { id: "cat_404",
 /** And 503 for this one. */
 const RENAME_FAILING = 'mutation Rename { updateCategory(input: { id: "cat_503", name: "x" }) { category { id } } }';
 
-/** Operations a caller may send per window: each round's own caller stays below it, the flooding one does not. */
+/** Operations a caller may send per window: each round's own caller (seven) stays below it, the flooding one does not. */
 const RATE_LIMIT = 8;
 
 /**
@@ -53,13 +53,15 @@ export async function startBusyGateway(start: Start, redis: RedisServer): Promis
 /**
  * One round of traffic, from a caller of its own (`round` tells them apart): a read then the same
  * read twice more (a cache miss, then hits), a read answered on its retry, a write the upstream
- * answers 404 and one it answers 503, and a caller past its rate limit (refused as RATE_LIMITED).
+ * answers 404 and one it answers 503, the first under an Idempotency-Key and sent again (its answer
+ * kept, then replayed; with Redis gone, refused), and a caller past its rate limit (refused as RATE_LIMITED).
  */
 export async function sendEveryKind(gateway: TestGateway, round: number): Promise<void> {
   const caller = { ...bearer(`caller-${round}`), 'apollographql-client-name': 'web-app', 'apollographql-client-version': '1.0' };
   for (let i = 0; i < 3; i++) await gateway.graphql(KEYS, { headers: caller });
   await gateway.graphql(KEYS_RETRIED, { headers: caller });
-  await gateway.graphql(RENAME_MISSING, { headers: caller });
+  const keyed = { ...caller, 'idempotency-key': `rename-${round}` };
+  for (let i = 0; i < 2; i++) await gateway.graphql(RENAME_MISSING, { headers: keyed });
   await gateway.graphql(RENAME_FAILING, { headers: caller });
   for (let i = 0; i <= RATE_LIMIT; i++) await gateway.graphql(KEYS, { headers: bearer('flood') });
 }
