@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { aged } from '../http/merged-headers.js';
 import { type OperationRecord, OperationSlot } from '../operation-record.js';
 import type { CachedAnswer, CacheLookup, ResponseCache } from './response-cache.js';
@@ -27,9 +27,7 @@ export function requestKey(
   { query, operationName, variables }: { query: string; operationName?: string | null; variables?: object | null },
   forwarded: Readonly<Record<string, string>> | undefined,
 ): string {
-  return createHash('sha256')
-    .update(JSON.stringify([query, operationName ?? null, variables ?? null, forwarded ?? null]))
-    .digest('base64url');
+  return hash('sha256', JSON.stringify([query, operationName ?? null, variables ?? null, forwarded ?? null]), 'base64url');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { bearerCredential } from '../http/bearer.js';
 
 /**
@@ -7,7 +7,7 @@ import { bearerCredential } from '../http/bearer.js';
  * share a key; one caller's token cannot be read back out of Redis.
  */
 export function callerKey(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64url');
+  return hash('sha256', credential, 'base64url');
 }
 
 const keys = new WeakMap<Request, string | null>();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { RedisLink, StoreScript } from './redis-link.js';
 
@@ -23,7 +23,7 @@ export interface IdempotencyKey {
 
 /** `caller`'s key `sent`, as the store knows it: the key hashed, so that no value a client chose is a key or a field of Redis. */
 export function keyOf(caller: string, sent: string): IdempotencyKey {
-  return { caller, key: createHash('sha256').update(sent).digest('base64url') };
+  return { caller, key: hash('sha256', sent, 'base64url') };
 }
 
 /**
