@@ -2,6 +2,7 @@
 // under test. It takes jobs over IPC and answers each with what one autocannon run measured.
 
 import autocannon from 'autocannon';
+import { isGraphQLData } from './graphql-answer.js';
 
 export interface LoadJob {
   url: string;
@@ -10,7 +11,7 @@ export interface LoadJob {
   body?: string;
   connections: number;
   durationSeconds: number;
-  /** Count answers whose body is not a GraphQL result without errors. */
+  /** Count answers whose body is not a GraphQL result without errors (`isGraphQLData`). */
   expectGraphQLData: boolean;
   /**
    * Each connection sends its own Authorization (the job's, numbered), as each browser has its own
@@ -68,12 +69,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
           if (job.callerPerConnection) client.setHeaders({ ...job.headers, authorization: `${job.headers.authorization}-${caller}` });
           client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms));
         },
-        ...(job.expectGraphQLData
-          ? {
-              // One result, or a batch's (a JSON array), each with data and no error.
-              verifyBody: (body: unknown) => typeof body === 'string' && /^\[?\{"data":/.test(body) && !body.includes('"errors":'),
-            }
-          : {}),
+        ...(job.expectGraphQLData ? { verifyBody: isGraphQLData } : {}),
       },
       (error, done) => (error ? reject(error) : resolve(done)),
     );
