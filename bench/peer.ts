@@ -61,8 +61,11 @@ export interface PeerProcess {
   usage(): Usage;
 }
 
-/** Starts Hive Gateway on the composed supergraph, on `node`, and resolves once it answers. */
-export async function startPeer(dir: string, upstreamUrl: string, node: string): Promise<PeerProcess> {
+/**
+ * Starts Hive Gateway on the composed supergraph, on `node`, and resolves once it answers. The child
+ * is added to `track` as soon as it is spawned, so that it is stopped whatever becomes of the start.
+ */
+export async function startPeer(dir: string, upstreamUrl: string, node: string, track: ChildProcess[]): Promise<PeerProcess> {
   const port = await freePort();
   const bin = join(dir, 'node_modules/@graphql-hive/gateway/dist/bin.js');
   const child = spawn(node, [bin, 'supergraph', 'supergraph.graphql', '--host', '127.0.0.1', '--port', String(port)], {
@@ -70,17 +73,51 @@ export async function startPeer(dir: string, upstreamUrl: string, node: string):
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', UPSTREAM_URL: upstreamUrl, NODE_ENV: 'production' },
     stdio: 'ignore',
   });
-  const deadline = Date.now() + 60_000;
+  track.push(child);
+  await untilAnswering(child, { name: 'the peer', what: '/healthcheck', seconds: 60 }, async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/healthcheck`);
+    return response.ok;
+  });
+  return { child, port, usage: () => treeUsage(child.pid!) };
+}
+
+interface Wait {
+  /** Who, in the error's message. */
+  name: string;
+  /** What it is asked, in the error's message. */
+  what: string;
+  seconds: number;
+  /** The end of what it printed, for the error's message. */
+  output?: () => string;
+}
+
+/**
+ * Resolves once `answers` resolves with true, asking every 200 ms; rejects if the child cannot be
+ * spawned, exits first or does not answer in time (and then kills it).
+ */
+export async function untilAnswering(child: ChildProcess, wait: Wait, answers: () => Promise<boolean>): Promise<void> {
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
+  const printed = () => {
+    const tail = wait.output?.().trim();
+    return tail ? `: ${tail}` : '';
+  };
+  const deadline = Date.now() + wait.seconds * 1000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the peer exited with code ${child.exitCode} before it answered`);
+    if (spawnError) throw new Error(`${wait.name} could not be started: ${spawnError.message}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${wait.name} exited with ${child.exitCode ?? child.signalCode} before it answered${printed()}`);
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthcheck`);
-      if (response.ok) break;
+      if (await answers()) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('the peer did not answer /healthcheck within 60 s');
+    if (Date.now() > deadline) {
+      child.kill();
+      throw new Error(`${wait.name} did not answer ${wait.what} within ${wait.seconds} s${printed()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { child, port, usage: () => treeUsage(child.pid!) };
 }

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type RedisServer, startRedis } from '../test/support/redis-server.js';
-import { preparePeer, startPeer } from './peer.js';
+import { type PeerProcess, preparePeer, startPeer } from './peer.js';
 import { forkServer, type ServerProcess } from './servers.js';
 
 /** How late the slow upstream answers. */
@@ -52,11 +52,20 @@ export interface Servers {
 
 /** Every process the run forks, so that all can be let go at the end or on Ctrl-C, even before they listen. */
 const children: ChildProcess[] = [];
+/** The peers, which speak no IPC: each is stopped by its PID. */
+const peers: ChildProcess[] = [];
 
-/** Lets every process go: each exits once its IPC channel closes. */
+/** Lets every process go: each forked one exits once its IPC channel closes, each peer is killed. */
 export function stopAll(): void {
   for (const child of children) if (child.connected) child.disconnect();
+  stopPeers();
 }
+
+function stopPeers(): void {
+  for (const peer of peers) if (peer.exitCode === null && peer.signalCode === null && !peer.killed) peer.kill();
+}
+// A run that ends on an error leaves no peer running either (the forked processes exit when their IPC channel closes).
+process.once('exit', stopPeers);
 
 /** Starts every server, the load generator and Redis, in the order (and the parallel groups) a run has always used. */
 export async function startServers(options: ProcessOptions): Promise<Servers> {
@@ -156,17 +165,27 @@ export async function startServers(options: ProcessOptions): Promise<Servers> {
 
 const upstreamUrl = (upstream: ServerProcess) => `http://127.0.0.1:${upstream.port}/v2`;
 
-/** The peer (bench/peer.ts), serving the same upstream; or why it is left out. */
-export async function startPeerServer(
-  source: string,
-  upstream: ServerProcess,
-  node: string,
-): Promise<{ server: ServerProcess; query: string } | { note: string }> {
+/** The Mesh peer (bench/peer.ts), serving the same upstream; or why its rows are left out. */
+export function startPeerServer(source: string, upstream: ServerProcess, node: string): Promise<PeerServer | { note: string }> {
   const prepared = preparePeer(source);
-  if ('skipped' in prepared) return { note: `Peer row skipped: ${prepared.skipped}.` };
-  const started = await startPeer(prepared.dir, upstreamUrl(upstream), node);
-  children.push(started.child);
-  return { server: { child: started.child, port: started.port, usage: async () => started.usage() }, query: prepared.query };
+  if ('skipped' in prepared) return Promise.resolve({ note: `Peer rows skipped: ${prepared.skipped}.` });
+  return peerServer('Peer', prepared.query, startPeer(prepared.dir, upstreamUrl(upstream), node, peers));
+}
+
+export interface PeerServer {
+  server: ServerProcess;
+  /** Its list query, apiKeys(first: 25)'s equivalent in its own schema. */
+  query: string;
+}
+
+/** A peer once it answers, or why its rows are skipped when it could not be started. */
+async function peerServer(name: string, query: string, started: Promise<PeerProcess>): Promise<PeerServer | { note: string }> {
+  try {
+    const { child, port, usage } = await started;
+    return { server: { child, port, usage: async () => usage() }, query };
+  } catch (error) {
+    return { note: `${name} rows skipped: ${error instanceof Error ? error.message : String(error)}.` };
+  }
 }
 
 /** The Node version the servers run on, as `--version` prints it without the v. */

@@ -107,7 +107,6 @@ const bursts = await measureCoalescedReads(servers.slowGateway, servers.slowUpst
 const incremental = await measureIncrementalDelivery(servers.slowGateway, servers.slowUpstream, args.smoke ? 2 : 40);
 stopAll();
 await servers.redis?.close();
-peerServer?.server.child.kill();
 
 const summary = summarise(runs);
 const results: Results = {
