@@ -1,7 +1,7 @@
 // The processes `npm run bench` starts, each of its own on 127.0.0.1 and compiled to JavaScript as
 // production runs it: two upstreams (one answering at once, one 20 ms late), a floor and a gateway
 // on each, the gateways of the shared-state rows, the compared gateway (--compare), a Redis of the
-// run's own where redis-server is installed, the load generator, and the peer.
+// run's own where redis-server is installed, the load generator, and the peers (Mesh, Tailcall).
 
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { type RedisServer, startRedis } from '../test/support/redis-server.js';
 import { type PeerProcess, preparePeer, startPeer } from './peer.js';
 import { forkServer, type ServerProcess } from './servers.js';
+import { prepareTailcall, startTailcall } from './tailcall.js';
 
 /** How late the slow upstream answers. */
 export const UPSTREAM_LATENCY_MS = 20;
@@ -170,6 +171,13 @@ export function startPeerServer(source: string, upstream: ServerProcess, node: s
   const prepared = preparePeer(source);
   if ('skipped' in prepared) return Promise.resolve({ note: `Peer rows skipped: ${prepared.skipped}.` });
   return peerServer('Peer', prepared.query, startPeer(prepared.dir, upstreamUrl(upstream), node, peers));
+}
+
+/** Tailcall (bench/tailcall.ts), serving the same upstream; or why its rows are left out. */
+export function startTailcallServer(source: string, upstream: ServerProcess): Promise<PeerServer | { note: string }> {
+  const prepared = prepareTailcall(source);
+  if ('skipped' in prepared) return Promise.resolve({ note: `Tailcall rows skipped: ${prepared.skipped}.` });
+  return peerServer('Tailcall', prepared.query, startTailcall(prepared, upstreamUrl(upstream), peers));
 }
 
 export interface PeerServer {

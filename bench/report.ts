@@ -23,8 +23,8 @@ export interface Results {
   wireBytes: Map<string, number>;
   /** The gateway's RSS after start-up and after the load. */
   idle: { atStartMB: number; afterMB: number };
-  /** Why the peer row is left out, when it is. */
-  peerNote?: string;
+  /** Why a peer's rows are left out, for each that is. */
+  peerNotes: string[];
   /** Whether the Redis rows ran. */
   redis: boolean;
   bursts: { oneCaller: Burst; manyCallers: Burst };
@@ -56,7 +56,7 @@ export function reportLines(results: Results): string[] {
     '',
     `Gateway RSS idle: ${fixed(idle.atStartMB)} MB after start-up, ${fixed(idle.afterMB)} MB 3 s after the load.`,
   ];
-  if (results.peerNote) lines.push('', results.peerNote);
+  if (results.peerNotes.length > 0) lines.push('', ...results.peerNotes);
   if (!results.redis) lines.push('', 'Rows 8b and 9b skipped: no redis-server on PATH.');
   lines.push(
     '',

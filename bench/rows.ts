@@ -2,7 +2,7 @@
 // the docs, the targets and --rows, so a row keeps its id and its place.
 
 import type { LoadJob } from './load.js';
-import { type Servers, UPSTREAM_LATENCY_MS } from './processes.js';
+import { type PeerServer, type Servers, UPSTREAM_LATENCY_MS } from './processes.js';
 import { apiKeys100, apiKeysQuery, createFolder, streamedApiKeys100 } from './queries.js';
 import type { ServerProcess } from './servers.js';
 
@@ -48,8 +48,32 @@ const gatewayRows = (server: ServerProcess, suffix: string, label: string): Row[
   { id: `5${suffix}`, what: `${label}: createFolder`, server, job: graphql(server, createFolder) },
 ];
 
+/** The peers that run: GraphQL Mesh on Hive Gateway (bench/peer.ts), Tailcall (bench/tailcall.ts). */
+export interface Peers {
+  mesh?: PeerServer;
+  tailcall?: PeerServer;
+}
+
+/** Each peer's rows: its page of 25 keys with every field (row 3's work), and of one key (row 10a's). */
+export const PEER_ROWS: Record<keyof Peers, [string, string]> = { mesh: ['P', 'P1'], tailcall: ['T', 'T1'] };
+
+/** A peer's list query for one key: its 25-key query with the limit changed, or an error if it has none to change. */
+function oneKey(query: string): string {
+  if (!query.includes('limit: 25')) throw new Error(`a peer's list query has no "limit: 25" to ask for one key: ${query}`);
+  return query.replace('limit: 25', 'limit: 1');
+}
+
+/** A peer's two rows, each connection its own caller (both peers forward the Authorization header). */
+function peerRows(peer: PeerServer | undefined, [id, oneId]: [string, string], [what, oneWhat]: [string, string]): Row[] {
+  if (!peer) return [];
+  return [
+    { id, what, server: peer.server, job: graphql(peer.server, peer.query) },
+    { id: oneId, what: oneWhat, server: peer.server, job: graphql(peer.server, oneKey(peer.query)) },
+  ];
+}
+
 /** Every row the servers allow, in the table's order: the compared, peer and Redis rows only when their server runs. */
-export function allRows(servers: Servers, peer?: { server: ServerProcess; query: string }): Row[] {
+export function allRows(servers: Servers, peers: Peers = {}): Row[] {
   const { upstream, floor, gateway, comparedGateway, slowUpstream, slowGateway, slowFloor } = servers;
   const { cachingGateway, unlimitedGateway, workersGateway, redisCachingGateway, redisLimitingGateway, compared } = servers;
   const rows: Row[] = [
@@ -77,22 +101,14 @@ export function allRows(servers: Servers, peer?: { server: ServerProcess; query:
       server: slowFloor,
       job: graphql(slowFloor, apiKeysQuery(25)),
     },
-    ...(peer
-      ? [
-          {
-            id: 'P',
-            what: 'peer: Hive Gateway + Mesh over OpenAPI, listApiKeys(limit: 25), same page',
-            server: peer.server,
-            job: graphql(peer.server, peer.query),
-          },
-          {
-            id: 'P1',
-            what: 'peer: listApiKeys(limit: 1)',
-            server: peer.server,
-            job: graphql(peer.server, peer.query.replace('limit: 25', 'limit: 1')),
-          },
-        ]
-      : []),
+    ...peerRows(peers.mesh, PEER_ROWS.mesh, [
+      'peer: Hive Gateway + Mesh over OpenAPI, listApiKeys(limit: 25), same page',
+      'peer: listApiKeys(limit: 1)',
+    ]),
+    ...peerRows(peers.tailcall, PEER_ROWS.tailcall, [
+      'Tailcall 1.6.14 (Rust) over REST, apiKeys(limit: 25), same page',
+      'Tailcall: apiKeys(limit: 1)',
+    ]),
     {
       id: '8a',
       what: 'gateway: apiKeys(first: 25), read cache hit, in process',

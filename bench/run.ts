@@ -9,6 +9,7 @@
 //   npm run bench -- --smoke                      1 round of 0.3 s per row, to show it still works
 //   npm run bench -- --rounds 2 --duration 3 --json results.json
 //   npm run bench -- --rows 2,3 --profile /tmp/profiles   then: npx tsx bench/profile-summary.ts FILE
+//   npm run bench -- --rows 2,3,T,P                the floor and the gateway beside the peers, Tailcall and Mesh
 //
 // After the rows: coalesced reads (a burst of identical reads), and incremental delivery (when the
 // first and the last edge of apiKeys(first: 100) arrive, streamed and not, one request at a time).
@@ -23,9 +24,9 @@ import { parseArgs } from 'node:util';
 import { measureCoalescedReads } from './coalesced-reads.js';
 import { checkCompression } from './compression.js';
 import { measureIncrementalDelivery } from './incremental-delivery.js';
-import { nodeVersionOf, startPeerServer, startServers, stopAll } from './processes.js';
+import { nodeVersionOf, type PeerServer, startPeerServer, startServers, startTailcallServer, stopAll } from './processes.js';
 import { type Results, reportLines } from './report.js';
-import { allRows } from './rows.js';
+import { allRows, PEER_ROWS, type Peers } from './rows.js';
 import { targetLines } from './targets.js';
 import { MB, measureRows, passed, summarise } from './throughput.js';
 
@@ -46,9 +47,9 @@ const { values: args } = parseArgs({
     node: { type: 'string' },
     /** Extra Node flags for the gateway processes, e.g. "--max-semi-space-size=2", to try a setting. */
     'gateway-flags': { type: 'string' },
-    /** Where the peer's files are (package.json, lockfile, mesh config, OpenAPI). @default ../shared/peer */
+    /** Where the peers' files are (Mesh: package.json, lockfile, mesh config, OpenAPI; Tailcall: tailcall/). @default ../shared/peer */
     'peer-source': { type: 'string' },
-    /** Leave the peer row out (it is left out of --smoke anyway). */
+    /** Leave the peers' rows out, Mesh's and Tailcall's (they are left out of --smoke unless --rows names them). */
     'skip-peer': { type: 'boolean', default: false },
     /**
      * Another build of the gateway to run beside this one as rows 3c, 4c and 5c, and beside each
@@ -87,15 +88,23 @@ const servers = await startServers({
 // Idle: after start-up, before any request.
 const idleAtStartMB = (await servers.gateway.usage()).rssBytes / MB;
 
-// The peer, on the same upstream and load, in its own process (never in --smoke: it installs packages).
-const peer =
-  args.smoke || args['skip-peer']
-    ? undefined
-    : await startPeerServer(args['peer-source'] ?? join(process.cwd(), '..', 'shared', 'peer'), servers.upstream, serverNode);
-const peerServer = peer && 'server' in peer ? peer : undefined;
-
-const everyRow = allRows(servers, peerServer);
 const chosen = args.rows?.split(',');
+// The peers, on the same upstream and load, each in its own process. A peer runs when --rows names
+// one of its rows, or in a run without --rows but not in --smoke (it installs packages the first
+// time); never with --skip-peer.
+const peerSource = args['peer-source'] ?? join(process.cwd(), '..', 'shared', 'peer');
+const runsPeer = (peer: keyof Peers) => !args['skip-peer'] && (chosen ? PEER_ROWS[peer].some((id) => chosen.includes(id)) : !args.smoke);
+const [mesh, tailcall] = await Promise.all([
+  runsPeer('mesh') ? startPeerServer(peerSource, servers.upstream, serverNode) : undefined,
+  runsPeer('tailcall') ? startTailcallServer(peerSource, servers.upstream) : undefined,
+]);
+const served = (peer: PeerServer | { note: string } | undefined) => (peer && 'server' in peer ? peer : undefined);
+const peerNotes = [
+  ...(args['skip-peer'] ? [`Peer rows (${Object.values(PEER_ROWS).flat().join(', ')}) skipped: --skip-peer.`] : []),
+  ...[mesh, tailcall].flatMap((peer) => (peer && 'note' in peer ? [peer.note] : [])),
+];
+
+const everyRow = allRows(servers, { mesh: served(mesh), tailcall: served(tailcall) });
 const rows = chosen ? everyRow.filter((row) => chosen.includes(row.id)) : everyRow;
 
 const wireBytes = await checkCompression(everyRow);
@@ -118,7 +127,7 @@ const results: Results = {
   summary,
   wireBytes,
   idle: { atStartMB: idleAtStartMB, afterMB: idleAfterMB },
-  peerNote: peer && 'note' in peer ? peer.note : undefined,
+  peerNotes,
   redis: servers.redis !== undefined,
   bursts,
   incremental,

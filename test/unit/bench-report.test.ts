@@ -44,6 +44,7 @@ function resultsOf(requestsOf: (id: string) => number[]): Results {
       ['7b', 717],
     ]),
     idle: { atStartMB: 130, afterMB: 300 },
+    peerNotes: [],
     redis: true,
     bursts: { oneCaller: { upstreamCalls: 1, p50Ms: 60 }, manyCallers: { upstreamCalls: 50, p50Ms: 55 } },
     incremental: { direct: [22, 23], page: [27, 28], unstreamed: [92, 93], first: [30, 31], last: [98, 99] },
