@@ -5,7 +5,7 @@ import { cpus } from 'node:os';
 import { BURST, type Burst } from './coalesced-reads.js';
 import type { IncrementalTimings } from './incremental-delivery.js';
 import { UPSTREAM_LATENCY_MS } from './processes.js';
-import type { Row } from './rows.js';
+import { PEER_ROWS, type Row } from './rows.js';
 import { median, quantile } from './statistics.js';
 import type { Summary } from './throughput.js';
 
@@ -78,5 +78,32 @@ export function reportLines(results: Results): string[] {
       `Gateway ÷ peer (row 3 ÷ row P, same page of 25 keys): req/s ${fixed(g.requestsPerSecond / p.requestsPerSecond, 2)}, CPU µs/req ${fixed(g.cpuMicrosPerRequest / p.cpuMicrosPerRequest, 2)}, p50 ${fixed(g.p50Ms / p.p50Ms, 2)}, p99 ${fixed(g.p99Ms / p.p99Ms, 2)}, peak RSS ${fixed(g.peakRssMB / p.peakRssMB, 2)}.`,
     );
   }
+  lines.push(...sideBySide(results));
   return lines;
+}
+
+/** Who serves the page of 25 keys with every field, by row: the floor, the gateway, the peers. */
+const SAME_PAGE: Array<[string, string]> = [
+  ['floor', '2'],
+  ['gateway', '3'],
+  ['Tailcall', PEER_ROWS.tailcall[0]],
+  ['Mesh + Hive Gateway', PEER_ROWS.mesh[0]],
+];
+
+/** The same page served by the floor, the gateway and each peer that ran, each against the floor; none without a peer row. */
+function sideBySide({ summary }: Results): string[] {
+  const ran = SAME_PAGE.filter(([, id]) => summary.has(id));
+  const floor = summary.get('2');
+  if (!floor || !ran.some(([, id]) => Object.values(PEER_ROWS).some(([page]) => page === id))) return [];
+  return [
+    '',
+    'The same page of 25 keys, every field:',
+    '',
+    '| Server | Row | CPU µs/req | ÷ floor | req/s | Peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|',
+    ...ran.map(([who, id]) => {
+      const m = summary.get(id)!;
+      return `| ${who} | ${id} | ${fixed(m.cpuMicrosPerRequest)} | ${fixed(m.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2)} | ${fixed(m.requestsPerSecond)} | ${fixed(m.peakRssMB)} |`;
+    }),
+  ];
 }

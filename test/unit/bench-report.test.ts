@@ -52,6 +52,30 @@ function resultsOf(requestsOf: (id: string) => number[]): Results {
 }
 
 describe('the bench report', () => {
+  it('puts the same page side by side: floor, gateway and each peer that ran, CPU against the floor', () => {
+    const rows = ['2', '3', 'T', 'T1'].map((id) => ({ id, what: `row ${id} label` }));
+    const summary = summarise(new Map(rows.map(({ id }) => [id, [round(3)]])));
+    summary.get('3')!.cpuMicrosPerRequest = 700;
+    summary.get('T')!.cpuMicrosPerRequest = 900;
+    const lines = reportLines({ ...resultsOf(() => [3]), rows, summary, peerNotes: ['Peer rows skipped: not installed.'] });
+    const at = lines.indexOf('The same page of 25 keys, every field:');
+    expect(lines.slice(at, at + 7)).toEqual([
+      'The same page of 25 keys, every field:',
+      '',
+      '| Server | Row | CPU µs/req | ÷ floor | req/s | Peak RSS MB |',
+      '|---|---|---:|---:|---:|---:|',
+      '| floor | 2 | 400 | 1.00 | 2 | 100 |',
+      '| gateway | 3 | 700 | 1.75 | 2 | 100 |',
+      '| Tailcall | T | 900 | 2.25 | 2 | 100 |',
+    ]);
+    expect(lines.at(at + 7)).toBeUndefined();
+    expect(lines).toContain('Peer rows skipped: not installed.');
+  });
+
+  it('puts nothing side by side without a peer row', () => {
+    expect(reportLines(resultsOf(() => [3]))).not.toContain('The same page of 25 keys, every field:');
+  });
+
   it('prints every figure of rows that completed requests, and passes', () => {
     const results = resultsOf(() => [3]);
     expect(reportLines(results)).toContain('| 6b | row 6b label | 2 | 12.50 | 40.25 | 400 | 100 | 50 / 5 | 0 | 0 |  |');
