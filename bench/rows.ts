@@ -162,6 +162,8 @@ export function allRows(servers: Servers, peers: Peers = {}): Row[] {
         Array.from({ length: 10 }, (_, i) => apiKeysQuery(16 + i)),
       ),
     },
+    // No upstream call and no field but __typename: what Yoga's pipeline and the plugins cost alone.
+    { id: '10e', what: 'gateway: { __typename }, no upstream call', server: gateway, job: graphql(gateway, '{ __typename }') },
     {
       id: '10d',
       what: 'gateway with WORKERS=2: apiKeys(first: 25)',

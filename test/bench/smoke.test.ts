@@ -52,6 +52,7 @@ it('npm run bench -- --smoke prints the table, every row served, with no failed 
       '10a',
       '10b',
       '10c',
+      '10e',
       '10d',
     ]);
     expect(stdout).toMatch(
