@@ -6,7 +6,7 @@ import { type Settings, servesGraphiQL, settingsWith } from './config/settings.j
 import { loadTrustedDocuments } from './config/trusted-documents.js';
 import { type CallerContext, callerContext } from './context.js';
 import type { ErrorCode } from './errors.js';
-import { type GraphiQLSandbox, graphiqlOptions } from './graphiql/options.js';
+import type { GraphiQLSandbox } from './graphiql/options.js';
 import { type HitPath, hitPath, type OnHit } from './hit-path/hit-path.js';
 import {
   boundsDocument,
@@ -32,7 +32,6 @@ import { useContentNegotiation } from './plugins/use-content-negotiation.js';
 import { useCSRFPrevention } from './plugins/use-csrf-prevention.js';
 import { useDocumentCache } from './plugins/use-document-cache.js';
 import { useFieldUsage } from './plugins/use-field-usage.js';
-import { useGraphiQLAssets } from './plugins/use-graphiql-assets.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIdempotency } from './plugins/use-idempotency.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
@@ -46,7 +45,6 @@ import { useRequestErrorCodes } from './plugins/use-request-error-codes.js';
 import { useRequestSummary } from './plugins/use-request-summary.js';
 import { useResponseCache } from './plugins/use-response-cache.js';
 import { useRootRedirect } from './plugins/use-root-redirect.js';
-import { useTracing } from './plugins/use-tracing.js';
 import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { useUpstreamBudget } from './plugins/use-upstream-budget.js';
 import { useUpstreamDebug } from './plugins/use-upstream-debug.js';
@@ -120,22 +118,22 @@ const PREFLIGHTS_ONLY = () => false as const;
  * rules as the environment's (SETTING_RULES), whatever their source. The schema is built once;
  * everything per caller lives in its context and its operation's record.
  */
-export function createGateway({
+export async function createGateway({
   logger = createLogger({ level: 'silent' }),
   tracerProvider,
   graphiqlSandbox,
   upstreamUrl,
   ...chosen
-}: GatewayOptions): Gateway {
+}: GatewayOptions): Promise<Gateway> {
   const settings = { ...settingsWith({ ...chosen, upstreamUrl }), upstreamUrl };
   // Read first: a bad manifest stops start-up before anything is opened.
   const trustedDocuments = settings.trustedDocuments === undefined ? undefined : loadTrustedDocuments(settings.trustedDocuments);
   const tracer = tracerProvider?.getTracer('vms-graphql-gateway');
   const metrics = createMetrics({ namesAreTrusted: trustedDocuments !== undefined, clientNames: settings.metricsClientNames });
-  const observe = observers({ logger, metrics, tracer });
+  const observe = await observers({ logger, metrics, tracer });
   const client = new UpstreamClient({ settings, onCall: observe.onCall, around: observe.around });
   watchUpstream(metrics, client);
-  const state = openSharedState(settings, { logger, registry: metrics.registry });
+  const state = await openSharedState(settings, { logger, registry: metrics.registry });
   const finisher = new AnswerFinisher(settings);
   const sources: PluginSources = {
     settings,
@@ -145,6 +143,7 @@ export function createGateway({
     lookups: state.responseCache ? new CacheLookups(state.responseCache) : undefined,
     observe,
     tracer,
+    optional: await optionalParts({ tracing: tracer !== undefined, graphiql: servesGraphiQL(settings) }),
     trustedDocuments,
   };
   const plugins = gatewayPlugins(sources);
@@ -157,7 +156,7 @@ export function createGateway({
     parserAndValidationCache: false,
     logging: false,
     maskedErrors: { isDev: false },
-    ...graphiqlOptions(servesGraphiQL(settings), graphiqlSandbox),
+    ...(sources.optional.graphiqlOptions?.(graphiqlSandbox) ?? { graphiql: false }),
     cors: finisher.cors.on ? PREFLIGHTS_ONLY : false,
     // The body limit is enforced in front of Yoga, by src/server/http-server.ts.
     maxRequestBodySize: false,
@@ -195,6 +194,7 @@ interface PluginSources {
   lookups: CacheLookups | undefined;
   observe: Observers;
   tracer: Tracer | undefined;
+  optional: OptionalParts;
   trustedDocuments: ReadonlyMap<string, string> | undefined;
 }
 
@@ -222,13 +222,33 @@ const ANSWERS_ANOTHER_PATH = { skipped: 'it answers another path than /graphql, 
 const NOT_RUN = { skipped: 'a hit is neither parsed, validated nor run' };
 
 /** onRequest answers: the request never reaches parsing. */
-function answeredBeforeGraphQL({ settings }: PluginSources): Array<PluginEntry | undefined> {
+function answeredBeforeGraphQL({ settings, optional: { useGraphiQLAssets } }: PluginSources): Array<PluginEntry | undefined> {
   return [
     { plugin: useReadiness(), onHit: ANSWERS_ANOTHER_PATH },
     // Outside production the root leads a person to GraphiQL; production keeps its 404, offering nothing to a scanner.
     servesGraphiQL(settings) && !settings.production ? { plugin: useRootRedirect(), onHit: ANSWERS_ANOTHER_PATH } : undefined,
-    servesGraphiQL(settings) ? { plugin: useGraphiQLAssets(), onHit: ANSWERS_ANOTHER_PATH } : undefined,
+    useGraphiQLAssets ? { plugin: useGraphiQLAssets(), onHit: ANSWERS_ANOTHER_PATH } : undefined,
   ];
+}
+
+/** The modules of features a setting turns on, each there only when its feature is on. */
+interface OptionalParts {
+  useTracing?: typeof import('./plugins/use-tracing.js').useTracing;
+  useGraphiQLAssets?: typeof import('./plugins/use-graphiql-assets.js').useGraphiQLAssets;
+  graphiqlOptions?: typeof import('./graphiql/options.js').graphiqlOptions;
+}
+
+/**
+ * Loads what tracing and GraphiQL take, at start-up and only when they are on: a gateway without
+ * them never holds their code (and OpenTelemetry's), and a request never waits for a module.
+ */
+async function optionalParts(on: { tracing: boolean; graphiql: boolean }): Promise<OptionalParts> {
+  const [tracing, assets, options] = await Promise.all([
+    on.tracing ? import('./plugins/use-tracing.js') : undefined,
+    on.graphiql ? import('./plugins/use-graphiql-assets.js') : undefined,
+    on.graphiql ? import('./graphiql/options.js') : undefined,
+  ]);
+  return { useTracing: tracing?.useTracing, useGraphiQLAssets: assets?.useGraphiQLAssets, graphiqlOptions: options?.graphiqlOptions };
 }
 
 /** The request to the GraphQL endpoint, before anything of its operations is read. */
@@ -249,7 +269,15 @@ function requestChecks(): PluginEntry[] {
 }
 
 /** What an operation meets from its parameters to its execution, in that order. */
-function operationPlugins({ settings, counter, lookups, state, tracer, trustedDocuments }: PluginSources): Array<PluginEntry | undefined> {
+function operationPlugins({
+  settings,
+  counter,
+  lookups,
+  state,
+  tracer,
+  optional: { useTracing },
+  trustedDocuments,
+}: PluginSources): Array<PluginEntry | undefined> {
   return [
     // onParams and the first onParse: an oversized document is refused before any plugin registers or parses
     // it, and a kept one skips the parsing (and its token count) as Yoga's own cache did.
@@ -290,7 +318,7 @@ function operationPlugins({ settings, counter, lookups, state, tracer, trustedDo
     // onExecute, after useOperationRecords' (the operation's type) and after the budget: an operation refused runs nothing to count.
     { plugin: useFieldUsage(), onHit: NOT_RUN },
     // Its span must be open around execution, before useJit runs the resolvers that make upstream calls.
-    tracer
+    tracer && useTracing
       ? {
           plugin: useTracing({ tracer, traceCallerContext: settings.traceCallerContext }),
           onHit: { off: 'every operation has its span, which opens around it in Yoga' },

@@ -57,8 +57,7 @@ export interface GraphiQLSandbox {
  * gets its address and token as `sandbox`, for the Upstream tab's curl commands: the one upstream
  * address a page may hold, since a real one (UPSTREAM_URL) is never shown to a caller.
  */
-export function graphiqlOptions(enabled: boolean, sandbox?: GraphiQLSandbox): GraphiQLOptions {
-  if (!enabled) return { graphiql: false };
+export function graphiqlOptions(sandbox?: GraphiQLSandbox): GraphiQLOptions {
   const headerText = JSON.stringify(sandbox ? { Authorization: `Bearer ${sandbox.token}` } : {}, null, 2);
   const page: { sandbox?: SandboxOnPage } = sandbox ? { sandbox: { url: sandbox.url.href, token: sandbox.token } } : {};
   return {

@@ -4,7 +4,6 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { logRequest, logUpstreamCall } from './request-log.js';
 import type { RequestSummary } from './request-summary.js';
-import { annotateUpstreamSpan, traceUpstreamCall } from './tracing.js';
 
 /** Where what the gateway observes goes: each operation's summary, each upstream call as it ends, and the span each call runs in. */
 export interface Observers {
@@ -16,7 +15,17 @@ export interface Observers {
   around: UpstreamClientOptions['around'];
 }
 
-export function observers({ logger, metrics, tracer }: { logger: Logger; metrics: Metrics; tracer: Tracer | undefined }): Observers {
+export async function observers({
+  logger,
+  metrics,
+  tracer,
+}: {
+  logger: Logger;
+  metrics: Metrics;
+  tracer: Tracer | undefined;
+}): Promise<Observers> {
+  // Loaded only with a tracer: OpenTelemetry's core and semantic conventions are needless to a gateway that makes no span.
+  const tracing = tracer && (await import('./tracing.js'));
   const logLine = logRequest(logger);
   const logCall = logUpstreamCall(logger);
   return {
@@ -27,8 +36,8 @@ export function observers({ logger, metrics, tracer }: { logger: Logger; metrics
     onCall: (call) => {
       logCall(call);
       metrics.observeUpstreamCall(call);
-      if (tracer) annotateUpstreamSpan(call);
+      tracing?.annotateUpstreamSpan(call);
     },
-    around: tracer ? traceUpstreamCall(tracer) : undefined,
+    around: tracer && tracing?.traceUpstreamCall(tracer),
   };
 }

@@ -43,7 +43,7 @@ export async function startGateway({ logger, tracerProvider, ...given }: StartOp
   const graphiqlSandbox = upstream.sandboxToken === undefined ? undefined : { url: upstream.url, token: upstream.sandboxToken };
   let gateway: Gateway;
   try {
-    gateway = createGateway({ ...settings, upstreamUrl: upstream.url, logger, tracerProvider, graphiqlSandbox });
+    gateway = await createGateway({ ...settings, upstreamUrl: upstream.url, logger, tracerProvider, graphiqlSandbox });
   } catch (error) {
     await upstream.close();
     throw error;
@@ -81,6 +81,6 @@ const NO_UPSTREAM = new URL('http://127.0.0.1:9/v2');
  */
 export async function checkStart(given: Omit<StartOptions, 'logger' | 'tracerProvider'>): Promise<void> {
   const settings = settingsWith(given);
-  const gateway = createGateway({ ...settings, upstreamUrl: settings.upstreamUrl ?? NO_UPSTREAM, redisUrl: undefined });
+  const gateway = await createGateway({ ...settings, upstreamUrl: settings.upstreamUrl ?? NO_UPSTREAM, redisUrl: undefined });
   await gateway.close();
 }

@@ -1,5 +1,4 @@
 import type { Settings } from '../config/settings.js';
-import { SANDBOX_TOKEN, startSandbox } from '../sandbox/server.js';
 
 /** Set by a cluster primary for its workers: the address of the one sandbox it serves to all of them. */
 export const SANDBOX_URL_FROM_PRIMARY = 'GATEWAY_PRIMARY_SANDBOX_URL';
@@ -21,6 +20,8 @@ export interface UpstreamSource {
  */
 export async function openUpstream({ upstreamUrl }: Pick<Settings, 'upstreamUrl'>, env = process.env): Promise<UpstreamSource> {
   if (upstreamUrl) return { url: upstreamUrl, sandboxToken: undefined, close: async () => {} };
+  // Loaded only when it is the upstream: a gateway in front of a real one never holds the fake's routes and data.
+  const { SANDBOX_TOKEN, startSandbox } = await import('../sandbox/server.js');
   const fromPrimary = env[SANDBOX_URL_FROM_PRIMARY];
   if (fromPrimary) return { url: new URL(fromPrimary), sandboxToken: SANDBOX_TOKEN, close: async () => {} };
   const sandbox = await startSandbox();

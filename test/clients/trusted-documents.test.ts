@@ -131,14 +131,14 @@ describe('configuration', () => {
     expect(loadConfig({}).trustedDocuments).toBeUndefined();
   });
 
-  it('refuses to start with a manifest it cannot use', () => {
+  it('refuses to start with a manifest it cannot use', async () => {
     const upstreamUrl = new URL('http://127.0.0.1:9/v2');
-    expect(() => createGateway({ upstreamUrl, trustedDocuments: ['/nonexistent/manifest.json'] })).toThrow(
+    await expect(createGateway({ upstreamUrl, trustedDocuments: ['/nonexistent/manifest.json'] })).rejects.toThrow(
       /^TRUSTED_DOCUMENTS: cannot read \/nonexistent\/manifest\.json \(ENOENT\)\.$/,
     );
-    expect(() => createGateway({ upstreamUrl, trustedDocuments: [new URL('../../package.json', import.meta.url).pathname] })).toThrow(
-      /must be a non-empty JSON object mapping document ids to document text/,
-    );
+    await expect(
+      createGateway({ upstreamUrl, trustedDocuments: [new URL('../../package.json', import.meta.url).pathname] }),
+    ).rejects.toThrow(/must be a non-empty JSON object mapping document ids to document text/);
   });
 
   it('reads one manifest per app: a list of files, or a folder of them, merged by document id', () => {
@@ -159,12 +159,12 @@ describe('configuration', () => {
     );
   });
 
-  it('never quotes a file that is not JSON, whatever it holds', () => {
+  it('never quotes a file that is not JSON, whatever it holds', async () => {
     const secret = join(mkdtempSync(join(tmpdir(), 'manifest-')), 'secret.env');
     writeFileSync(secret, 'DB_PASSWORD=hunter2-very-secret\n');
     let message = '';
     try {
-      createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), trustedDocuments: [secret] });
+      await createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), trustedDocuments: [secret] });
     } catch (error) {
       message = (error as Error).message;
     }

@@ -142,7 +142,7 @@ describeWithRedis('a Redis primary failing over behind Sentinels', () => {
     timeout: 60_000,
   }, async ({ annotate }) => {
     const group = await startSentinelGroup({ password: PASSWORD });
-    const state = openSharedState(
+    const state = await openSharedState(
       { ...loadSettings(group.env), redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS },
       { logger: createLogger({ level: 'silent' }), registry: new Registry() },
     );

@@ -24,7 +24,7 @@ import {
  * Redis failing) is tested below, on Redis alone.
  */
 const settings = { ...defaultSettings(), rateLimit: 5, rateLimitWindowMs: 60_000, cacheTtlMs: 60_000, cacheBytes: 1024 * 1024 };
-const open = (redis: RedisSettings & { redisCommandTimeoutMs?: number } = {}) =>
+const open = async (redis: RedisSettings & { redisCommandTimeoutMs?: number } = {}) =>
   openSharedState({ ...settings, ...redis }, { logger: createLogger({ level: 'silent' }), registry: new Registry() });
 
 const alice = callerKey('Bearer alice-token');
@@ -188,13 +188,13 @@ function contract(name: string, make: () => Promise<{ state: SharedState; close(
 }
 
 contract('in process', async () => {
-  const state = open();
+  const state = await open();
   return { state, close: () => state.close() };
 });
 
 describe('in process, what only the process does', () => {
   it('response cache: holds at most CACHE_BYTES, however many callers fill it and however often', async () => {
-    const state = open();
+    const state = await open();
     const body = 'x'.repeat(8 * 1024);
     const callers = Array.from({ length: 50 }, (_, i) => callerKey(`Bearer filler-${i}`));
     for (const caller of callers) for (let i = 0; i < 60; i++) await store(state.responseCache!, caller, `r${i}`, body, 60_000);
@@ -207,7 +207,7 @@ describe('in process, what only the process does', () => {
   });
 
   it('idempotency keys: hold at most IDEMPOTENCY_STORE_BYTES, the least recently used forgotten first', async () => {
-    const state = openSharedState(
+    const state = await openSharedState(
       { ...settings, idempotencyStoreBytes: 1024 * 1024 },
       { logger: createLogger({ level: 'silent' }), registry: new Registry() },
     );
@@ -230,8 +230,8 @@ describe('in process, what only the process does', () => {
     expect((await state.idempotencyKeys.claim(keyOf(alice, 'k199'), 'request', MINUTE)).found).toBe('answered');
   });
 
-  it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT=0', () => {
-    const state = openSharedState(
+  it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT=0', async () => {
+    const state = await openSharedState(
       { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimit: 0 },
       { logger: createLogger({ level: 'silent' }), registry: new Registry() },
     );
@@ -244,7 +244,7 @@ describeInEachTopology(
   'in Redis',
   (redis) => {
     const connected = async () => {
-      const state = open({ ...redis().settings, redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS });
+      const state = await open({ ...redis().settings, redisCommandTimeoutMs: UNHURRIED_COMMAND_TIMEOUT_MS });
       await state.connected();
       return state;
     };
@@ -329,16 +329,16 @@ describeWithRedis('in Redis, when Redis fails', () => {
   afterAll(() => redis.close());
 
   /** Log lines, as JSON. */
-  function capturingState() {
+  async function capturingState() {
     const { logger, lines } = captureLogs('warn');
     const registry = new Registry();
-    const state = openSharedState({ ...settings, redisUrl: new URL(redis.url) }, { logger, registry });
+    const state = await openSharedState({ ...settings, redisUrl: new URL(redis.url) }, { logger, registry });
     const errors = async () => (await registry.getSingleMetric('gateway_shared_state_errors_total')!.get()).values;
     return { state, lines, errors };
   }
 
   it('down: every store answers at once, as a miss or from this replica, counts it, warns once, and sharing resumes when it is back', async () => {
-    const { state, lines, errors } = capturingState();
+    const { state, lines, errors } = await capturingState();
     await state.connected();
     await redis.kill();
     const started = performance.now();
@@ -371,7 +371,7 @@ describeWithRedis('in Redis, when Redis fails', () => {
   });
 
   it('frozen: a command that gets no answer gives up after REDIS_COMMAND_TIMEOUT_MS', async () => {
-    const { state, errors } = capturingState();
+    const { state, errors } = await capturingState();
     await state.connected();
     redis.freeze();
     try {
@@ -388,7 +388,7 @@ describeWithRedis('in Redis, when Redis fails', () => {
   });
 
   it('down: a claim is unavailable at once, a settlement is dropped, and each is counted', async () => {
-    const { state, errors } = capturingState();
+    const { state, errors } = await capturingState();
     await state.connected();
     await redis.kill();
     try {

@@ -34,16 +34,16 @@ describe('plugin options named like a setting', () => {
 });
 
 describe('a gateway made in code', () => {
-  it('is refused what the environment is refused (SETTING_RULES), whatever the source of its settings', () => {
+  it('is refused what the environment is refused (SETTING_RULES), whatever the source of its settings', async () => {
     const upstreamUrl = new URL('http://127.0.0.1:9/v2');
-    expect(() => createGateway({ upstreamUrl, corsOrigins: ['*'], corsAllowCredentials: true })).toThrow(ConfigError);
-    expect(() => createGateway({ upstreamUrl, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(
+    await expect(createGateway({ upstreamUrl, corsOrigins: ['*'], corsAllowCredentials: true })).rejects.toThrow(ConfigError);
+    await expect(createGateway({ upstreamUrl, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).rejects.toThrow(
       'Invalid configuration: HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS, which includes it.',
     );
   });
 
   it('starts with APQ_STORE_BYTES=0, and a hash alone is then not looked up', async () => {
-    const gateway = createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), apqStoreBytes: 0 });
+    const gateway = await createGateway({ upstreamUrl: new URL('http://127.0.0.1:9/v2'), apqStoreBytes: 0 });
     try {
       const response = await gateway.yoga.fetch('http://gateway/graphql', {
         method: 'POST',

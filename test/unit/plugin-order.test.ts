@@ -57,8 +57,8 @@ describe('the plugin list', () => {
     expect(gatewaySource).toMatch(/export interface PluginEntry \{\n\s+plugin: [^\n]+;\n\s+onHit: OnHit;\n\}/);
   });
 
-  it('says, at run time, for each plugin of a gateway with every plugin on, what becomes of its work for a hit', () => {
-    const gateway = createGateway({
+  it('says, at run time, for each plugin of a gateway with every plugin on, what becomes of its work for a hit', async () => {
+    const gateway = await createGateway({
       upstreamUrl: new URL('http://127.0.0.1:9/v2'),
       logger: createLogger({ level: 'silent' }),
       production: false,
