@@ -24,11 +24,15 @@ export interface ChildGateway {
 /**
  * `src/main.ts` run with tsx as its own process, as `npm start` runs it, configured only by
  * environment variables (`NODE_ENV=production` unless they say otherwise). Its JSON log lines are collected.
- * With `processGroup`, it leads a process group of its own (its cluster workers join it).
+ * With `processGroup`, it leads a process group of its own (its cluster workers join it); `nodeArgs`
+ * go to node after tsx, so a module they `--import` may be TypeScript.
  */
-export async function spawnGateway(env: Record<string, string>, { processGroup = false } = {}): Promise<ChildGateway> {
+export async function spawnGateway(
+  env: Record<string, string>,
+  { processGroup = false, nodeArgs = [] }: { processGroup?: boolean; nodeArgs?: string[] } = {},
+): Promise<ChildGateway> {
   const metricsPort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/main.ts'], {
     cwd: ROOT,
     // A process group of its own, led by the gateway, as a shell gives a command: a signal to -pid reaches
     // every process of it, as a terminal's Ctrl-C or hangup does.
