@@ -1,5 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { returnedHeaders } from '../answer/returned-headers.js';
 import { defaultSettings } from '../config/settings.js';
 import { ErrorCode } from '../errors.js';
@@ -44,6 +44,10 @@ interface Keyed {
   key: IdempotencyKey;
   fingerprint: string;
   token?: string;
+  /** Its result's JSON text, once Yoga has serialised it, whatever the answer's media type. */
+  text?: string;
+  /** What keeps the answer once its text is known, when the answer went out before Yoga serialised it (a stream's body). */
+  whenText?: (text: string) => void;
 }
 
 /**
@@ -128,29 +132,83 @@ export function useIdempotency({
         setResultAndStopExecution(instead(record, claim));
       });
     },
-    onResponse: ({ response, serverContext, setResponse, fetchAPI }) => {
+    // The result's JSON is kept, not the response's body: an answer to an Accept of text/event-stream or
+    // multipart/mixed frames its one result, and a retry may ask for another media type. Every processor
+    // of Yoga's serialises the result through its `stringify`, which the plugins after this one keep.
+    onResultProcess: ({ result, setResult, serverContext }) => {
+      const [record] = requestRecords(serverContext);
+      const operation = record && keyed.get(record);
+      if (!record || !operation?.token || Array.isArray(result) || isAsyncIterable(result)) return;
+      setResult(textNoted(result, operation, record.debug?.show === true));
+    },
+    onResponse: ({ response, serverContext }) => {
       // A keyed request holds one operation: a batch carrying a key was refused.
       const [record] = requestRecords(serverContext);
       const operation = record && keyed.take(record);
-      if (!record || !operation?.token) return;
-      const { key, token } = operation;
-      // Sent before the answer goes out, and not waited for: a keyed mutation costs one round trip on its way, the claim.
-      const settle = (settlement: Settlement) => void keys.settle(key, token, settlement, idempotencyTtlMs);
-      const outcome = settlementOf(record.upstreamCalls);
-      if (outcome !== 'answered') {
-        record.idempotency = outcome === 'free' ? 'released' : 'unknown';
-        settle({ outcome });
-        return;
-      }
-      record.idempotency = 'stored';
-      return response.text().then((body) => {
-        const { status } = response;
-        setResponse(new fetchAPI.Response(body, { status, statusText: response.statusText, headers: response.headers }));
-        const headers = returnedHeaders([record], returnHeaders);
-        settle({ outcome, answer: { status, headers, hasData: record.hasData, errorCodes: [...record.errorCodes], body } });
-      });
+      if (record && operation?.token)
+        settleRun({ keys, record, operation, token: operation.token, status: response.status, returnHeaders, idempotencyTtlMs });
     },
   };
+}
+
+/** What settling a run takes: the store, the run's record and keyed operation, its answer's status, and the settings. */
+interface Run {
+  keys: IdempotencyKeys;
+  record: OperationRecord;
+  operation: Keyed;
+  /** The claim's token. */
+  token: string;
+  status: number;
+  returnHeaders: readonly string[];
+  idempotencyTtlMs: number;
+}
+
+/**
+ * Settles a claimed run by what its upstream calls say (`settlementOf`), as its answer goes out.
+ * The settlement is not waited for: a keyed mutation costs one round trip on its way, the claim.
+ * A stream's body is serialised as it is sent, after `onResponse`: its answer is kept then, and if
+ * its client leaves before, the lease ends unsettled (unknown).
+ */
+function settleRun({ keys, record, operation, token, status, returnHeaders, idempotencyTtlMs }: Run): void {
+  const settle = (settlement: Settlement) => void keys.settle(operation.key, token, settlement, idempotencyTtlMs);
+  const outcome = settlementOf(record.upstreamCalls);
+  if (outcome !== 'answered') {
+    record.idempotency = outcome === 'free' ? 'released' : 'unknown';
+    settle({ outcome });
+    return;
+  }
+  record.idempotency = 'stored';
+  const answer = { status, headers: returnedHeaders([record], returnHeaders), hasData: record.hasData, errorCodes: [...record.errorCodes] };
+  const keep = (body: string) => settle({ outcome, answer: { ...answer, body } });
+  if (operation.text === undefined) operation.whenText = keep;
+  else keep(operation.text);
+}
+
+/**
+ * `result`, which notes its JSON text on `operation` when Yoga serialises it (and hands it to
+ * `whenText`, if the answer went out first). graphql-jit's result, or the upstream view's, serialises
+ * itself: that is the text the answer carries. The upstream calls are shown to the request that
+ * asked (`shown`), never to its retry, as the read cache keeps none.
+ */
+function textNoted(result: ExecutionResult, operation: Keyed, shown: boolean): ExecutionResult {
+  const own = (result as { stringify?: (value: unknown) => string }).stringify;
+  return {
+    ...result,
+    stringify: (value: unknown) => {
+      const text = own ? own(value) : JSON.stringify(value);
+      operation.text = shown ? withoutUpstreamView(text) : text;
+      operation.whenText?.(operation.text);
+      return text;
+    },
+  } as ExecutionResult;
+}
+
+/** A result's JSON text without the upstream calls it showed (`extensions.upstream`, X-Debug-Upstream). */
+function withoutUpstreamView(text: string): string {
+  const { extensions, ...rest } = JSON.parse(text) as ExecutionResult;
+  if (!extensions || !('upstream' in extensions)) return text;
+  const { upstream: _shown, ...others } = extensions;
+  return JSON.stringify(Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest);
 }
 
 /**

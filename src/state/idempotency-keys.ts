@@ -11,7 +11,7 @@ export interface KeptAnswer {
   /** Whether it held data, and the codes of its errors: what its replay is logged and counted with. */
   hasData: boolean;
   errorCodes: readonly string[];
-  /** Its body, as it went out. */
+  /** Its result's JSON text, as an answer in JSON carried it (without the upstream calls it showed). */
   body: string;
 }
 
@@ -90,23 +90,37 @@ const entryBytes = (entry: Entry, id: string) =>
   200;
 
 /**
- * The keys in this process's memory: at most `maxBytes` of them and their answers, the least
- * recently used forgotten first (as a restart forgets them all); another process never sees them.
+ * The keys in this process's memory (another process never sees them). A key whose run goes on is
+ * held apart and never forgotten for want of room, since forgetting it would let a second request
+ * run its write; there are as many as mutations under way. Settled keys and their answers take at
+ * most `maxBytes`, the least recently used forgotten first (as a restart forgets them all). An answer
+ * larger than all of that is not kept: its key is marked unknown, so that its retry is refused,
+ * never run again.
  */
 export class InProcessIdempotencyKeys implements IdempotencyKeys {
-  readonly #entries: LRUCache<string, Entry>;
+  readonly #running = new Map<string, Entry>();
+  readonly #settled: LRUCache<string, Entry>;
+  readonly #maxBytes: number;
 
   constructor(maxBytes: number) {
-    this.#entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: entryBytes });
+    this.#maxBytes = maxBytes;
+    this.#settled = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: entryBytes });
   }
 
   async claim({ caller, key }: IdempotencyKey, fingerprint: string, { leaseMs, ttlMs }: KeyTimes): Promise<Claim> {
     const id = `${caller}:${key}`;
     const now = Date.now();
-    const entry = this.#entries.get(id);
+    const running = this.#running.get(id);
+    if (running && running.leaseUntil <= now) {
+      // Its run outlived its lease unsettled: unknown from now on, and remembered as settled keys are.
+      this.#running.delete(id);
+      this.#settle(id, { ...running, state: 'unknown', token: undefined });
+    }
+    const entry = this.#running.get(id) ?? this.#settled.get(id);
     if (!entry || entry.expires <= now) {
       const token = randomUUID();
-      this.#entries.set(id, {
+      this.#settled.delete(id);
+      this.#running.set(id, {
         fingerprint,
         state: 'running',
         token,
@@ -118,21 +132,24 @@ export class InProcessIdempotencyKeys implements IdempotencyKeys {
     }
     if (entry.fingerprint !== fingerprint) return { found: 'reused' };
     if (entry.state === 'answered' && entry.answer) return { found: 'answered', answer: entry.answer };
-    if (entry.state === 'running' && entry.leaseUntil > now) return { found: 'running' };
+    if (entry.state === 'running') return { found: 'running' };
     return { found: 'unknown' };
   }
 
   async settle({ caller, key }: IdempotencyKey, token: string, settlement: Settlement, ttlMs: number): Promise<void> {
     const id = `${caller}:${key}`;
-    const entry = this.#entries.get(id);
+    const entry = this.#running.get(id);
     if (!entry || entry.token !== token) return;
-    if (settlement.outcome === 'free') {
-      this.#entries.delete(id);
-      return;
-    }
+    this.#running.delete(id);
+    if (settlement.outcome === 'free') return;
     const answer = settlement.outcome === 'answered' ? settlement.answer : undefined;
-    // A new entry rather than the old one changed: lru-cache sizes an entry only when it is set.
-    this.#entries.set(id, { ...entry, state: settlement.outcome, token: undefined, answer, expires: Date.now() + ttlMs });
+    this.#settle(id, { ...entry, state: settlement.outcome, token: undefined, answer, expires: Date.now() + ttlMs });
+  }
+
+  /** Remembers a settled key; one whose answer does not fit the store at all, as unknown without it. */
+  #settle(id: string, entry: Entry): void {
+    const fits = entryBytes(entry, id) <= this.#maxBytes;
+    this.#settled.set(id, fits ? entry : { ...entry, state: 'unknown', answer: undefined });
   }
 }
 

@@ -109,6 +109,38 @@ describeInEachStore('idempotency keys', (startInStore) => {
     expect(logs.raw.join('\n')).not.toContain(TOKEN);
   });
 
+  test('a retry gets the first result in the media type it asks for, without the upstream calls the first showed', async ({
+    start: servers,
+  }) => {
+    const { upstream, gateway } = await start(servers);
+    /** The mutation under `key`, answered in `accept`, as its raw text. */
+    const sent = async (key: string, accept: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { ...AUTH, ...headers, 'content-type': 'application/json', accept, 'idempotency-key': key },
+        body: JSON.stringify({ query: CREATE, variables: { name: 'Docs' } }),
+      });
+      return {
+        type: response.headers.get('content-type'),
+        replayed: response.headers.get('idempotent-replayed'),
+        text: await response.text(),
+      };
+    };
+    const result = JSON.stringify(created(1));
+    const sse = `:\n\nevent: next\ndata: ${result}\n\nevent: complete\ndata:\n\n`;
+    // First as a graphql-sse client asks: the stream's one result; then as JSON, then as a stream again.
+    expect(await sent('streamed', 'text/event-stream')).toEqual({ type: 'text/event-stream', replayed: null, text: sse });
+    await vi.waitFor(async () => expect((await sent('streamed', 'application/json')).replayed).toBe('true'));
+    expect(await sent('streamed', 'application/json')).toEqual({ type: 'application/json; charset=utf-8', replayed: 'true', text: result });
+    expect(await sent('streamed', 'text/event-stream')).toEqual({ type: 'text/event-stream', replayed: 'true', text: sse });
+    // A first answer that showed its upstream calls is replayed without them.
+    const shown = await sent('shown', 'application/json', { 'x-debug-upstream': '1' });
+    expect(JSON.parse(shown.text).extensions.upstream.calls).toHaveLength(1);
+    await vi.waitFor(async () => expect((await sent('shown', 'application/json')).replayed).toBe('true'));
+    expect(JSON.parse((await sent('shown', 'application/json')).text)).toEqual(created(2));
+    expect(writes(upstream)).toBe(2);
+  });
+
   test('an answer with an upstream error is kept and replayed as well', async ({ start: servers }) => {
     const conflict = () => ({ status: 409, body: { success: false, result: null, errors: [{ message: 'The name is taken' }], links: {} } });
     const { upstream, gateway } = await start(servers, {}, conflict);

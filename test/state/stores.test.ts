@@ -230,6 +230,32 @@ describe('in process, what only the process does', () => {
     expect((await state.idempotencyKeys.claim(keyOf(alice, 'k199'), 'request', MINUTE)).found).toBe('answered');
   });
 
+  it('idempotency keys: never forget a running key for want of room, nor run again one whose answer does not fit', async () => {
+    const state = await openSharedState(
+      { ...settings, idempotencyStoreBytes: 1024 * 1024 },
+      { logger: createLogger({ level: 'silent' }), registry: new Registry() },
+    );
+    const keys = state.idempotencyKeys;
+    const running = await keys.claim(keyOf(alice, 'running'), 'request', MINUTE);
+    expect(running.found).toBe('claimed');
+    // Settled answers well past the budget push each other out, never the run going on.
+    const answer = { ...ANSWER, body: 'x'.repeat(64 * 1024) };
+    for (let i = 0; i < 40; i++) {
+      const claim = await keys.claim(keyOf(alice, `k${i}`), 'request', MINUTE);
+      await keys.settle(keyOf(alice, `k${i}`), claim.found === 'claimed' ? claim.token : '', { outcome: 'answered', answer }, 60_000);
+    }
+    expect((await keys.claim(keyOf(alice, 'running'), 'request', MINUTE)).found).toBe('running');
+    // An answer larger than the whole store is not kept, and its key is not free: its retry is refused, never run.
+    const huge = await keys.claim(keyOf(alice, 'huge'), 'request', MINUTE);
+    await keys.settle(
+      keyOf(alice, 'huge'),
+      huge.found === 'claimed' ? huge.token : '',
+      { outcome: 'answered', answer: { ...ANSWER, body: 'x'.repeat(600_000) } },
+      60_000,
+    );
+    expect((await keys.claim(keyOf(alice, 'huge'), 'request', MINUTE)).found).toBe('unknown');
+  });
+
   it('makes no store that is turned off: CACHE_TTL_MS=0, APQ_STORE_BYTES=0, RATE_LIMIT=0', async () => {
     const state = await openSharedState(
       { ...settings, cacheTtlMs: 0, apqStoreBytes: 0, rateLimit: 0 },
