@@ -95,6 +95,6 @@ function connect(settings: RedisSettings): RedisConnection {
       failoverDetector: true,
     });
   }
-  if (!redisUrl) throw new Error('openRedisState was called with settings that name no Redis');
+  if (!redisUrl) throw new Error('openRedisLink was called with settings that name no Redis');
   return new Redis(redisUrl.href, options);
 }
