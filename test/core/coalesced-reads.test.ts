@@ -23,6 +23,18 @@ const KEYS_DATA = {
   },
 };
 
+/** KEYS sent to `gateway` as AUTH's caller, by a request that goes away on `leaving.abort()`; `gone` is the name of its failure. */
+function readThatLeaves(gateway: { url: string }): { leaving: AbortController; gone: Promise<unknown> } {
+  const leaving = new AbortController();
+  const gone = fetch(gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...AUTH },
+    body: JSON.stringify({ query: KEYS }),
+    signal: leaving.signal,
+  }).catch((error: Error) => error.name);
+  return { leaving, gone };
+}
+
 describe('coalesced reads', () => {
   it('share one upstream call between requests of one caller, and each gets the whole answer', async ({ gateway, upstream }) => {
     const answers = await Promise.all([gateway.graphql(KEYS, { headers: AUTH }), gateway.graphql(KEYS, { headers: AUTH })]);
@@ -44,13 +56,7 @@ describe('coalesced reads', () => {
   });
 
   it('a request that goes away leaves the call to the one still waiting; the last one to go aborts it', async ({ gateway, upstream }) => {
-    const leaving = new AbortController();
-    const gone = fetch(gateway.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...AUTH },
-      body: JSON.stringify({ query: KEYS }),
-      signal: leaving.signal,
-    }).catch((error: Error) => error.name);
+    const { leaving, gone } = readThatLeaves(gateway);
     // The call is in flight (and answers 100 ms after it arrived) before the second request comes.
     await expect.poll(() => upstream.requests.length, { interval: 5 }).toBe(1);
     const staying = gateway.graphql(KEYS, { headers: AUTH });
@@ -91,13 +97,7 @@ describe('coalesced reads', () => {
     const fillers = Array.from({ length: UPSTREAM_SOCKETS }, (_, i) => gateway.graphql(KEYS, { headers: bearer(`filler-${i}`) }));
     await expect.poll(() => upstream.requests.length, { interval: 5, timeout: 20_000 }).toBe(UPSTREAM_SOCKETS);
     // The caller's read waits for a socket; its request goes away before one is free.
-    const leaving = new AbortController();
-    const gone = fetch(gateway.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...AUTH },
-      body: JSON.stringify({ query: KEYS }),
-      signal: leaving.signal,
-    }).catch((error: Error) => error.name);
+    const { leaving, gone } = readThatLeaves(gateway);
     await sleep(100);
     leaving.abort();
     expect(await gone).toBe('AbortError');

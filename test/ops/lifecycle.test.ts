@@ -48,6 +48,26 @@ function postOnNewConnection(port: number): Promise<unknown> {
   });
 }
 
+/**
+ * Sends `signal` to `gateway` while a request is at the upstream, and checks the drain: no new
+ * connection is taken, the request in flight is answered (its connection closed), and the process
+ * exits 0.
+ */
+async function drainsOn(signal: NodeJS.Signals, gateway: ChildGateway, upstream: RecordingUpstream): Promise<void> {
+  const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
+  await untilUpstreamReceived(upstream, 1);
+  gateway.child.kill(signal);
+  await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
+  expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
+  const response = await answer;
+  expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([
+    200,
+    'close',
+    { data: { apiKeys: { edges: [] } } },
+  ]);
+  expect(await gateway.exited).toEqual({ code: 0, signal: null });
+}
+
 async function untilUpstreamReceived(upstream: RecordingUpstream, count: number): Promise<void> {
   while (upstream.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
 }
@@ -61,20 +81,7 @@ describe('graceful shutdown', () => {
       SHUTDOWN_TIMEOUT_MS: '5000',
       OTEL_EXPORTER_OTLP_ENDPOINT: new URL(collector.url).origin,
     });
-    const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
-    await untilUpstreamReceived(upstream, 1);
-
-    gateway.child.kill('SIGTERM');
-    await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
-    expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
-
-    const response = await answer;
-    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([
-      200,
-      'close',
-      { data: { apiKeys: { edges: [] } } },
-    ]);
-    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    await drainsOn('SIGTERM', gateway, upstream);
     expect(gateway.lines.map((line) => [line.msg, line.inFlight ?? line.outcome ?? null])).toEqual([
       ['GraphQL gateway listening', null],
       ['shutting down: no new connections, finishing requests in flight', 1],
@@ -120,19 +127,7 @@ describe('SIGHUP, the signal of a terminal that closed', () => {
   it('drains as SIGTERM does: logs the signal, finishes the request in flight, exits 0', async ({ start }) => {
     const upstream = await start.upstream(() => ({ delayMs: 800, body: envelope([]) }));
     gateway = await spawnGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '5000' });
-    const answer = fetch(`http://127.0.0.1:${gateway.port}/graphql`, { method: 'POST', headers, body: KEYS });
-    await untilUpstreamReceived(upstream, 1);
-
-    gateway.child.kill('SIGHUP');
-    await gateway.waitFor('shutting down: no new connections, finishing requests in flight');
-    expect(await connectionTo(gateway.port)).toBe('ECONNREFUSED');
-    const response = await answer;
-    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([
-      200,
-      'close',
-      { data: { apiKeys: { edges: [] } } },
-    ]);
-    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    await drainsOn('SIGHUP', gateway, upstream);
     expect(gateway.lines.map((line) => [line.msg, line.signal ?? null, line.inFlight ?? line.outcome ?? null])).toEqual([
       ['GraphQL gateway listening', null, null],
       ['shutting down: no new connections, finishing requests in flight', 'SIGHUP', 1],
