@@ -32,8 +32,8 @@ export function blocksBetween(markdown: string, from: string, to: string): Block
 
 /** Where the README's step 4 begins and ends: the steps a reader follows in an app of their own. */
 export const README_APP_STEP = ['**4. A typed client in a frontend app.**', '## '] as const;
-/** Where docs/clients.md's Relay set-up begins and ends: another such app of the reader's. */
-export const CLIENTS_RELAY_STEP = ['**Relay**', '## Writes that happen once'] as const;
+/** Where docs/clients.md's Relay set-up begins and ends (the next heading, whichever section follows): another such app of the reader's. */
+export const CLIENTS_RELAY_STEP = ['**Relay**', '## '] as const;
 
 /** What a reader's app is: a TypeScript project with the `tsconfig.json` the README's step 4 names. */
 const APP_TSCONFIG = blocksBetween(readFileSync(join(ROOT, 'README.md'), 'utf8'), ...README_APP_STEP).find(
