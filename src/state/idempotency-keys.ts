@@ -100,10 +100,8 @@ const entryBytes = (entry: Entry, id: string) =>
 export class InProcessIdempotencyKeys implements IdempotencyKeys {
   readonly #running = new Map<string, Entry>();
   readonly #settled: LRUCache<string, Entry>;
-  readonly #maxBytes: number;
 
   constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
     this.#settled = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: entryBytes });
   }
 
@@ -148,7 +146,7 @@ export class InProcessIdempotencyKeys implements IdempotencyKeys {
 
   /** Remembers a settled key; one whose answer does not fit the store at all, as unknown without it. */
   #settle(id: string, entry: Entry): void {
-    const fits = entryBytes(entry, id) <= this.#maxBytes;
+    const fits = entryBytes(entry, id) <= this.#settled.maxSize;
     this.#settled.set(id, fits ? entry : { ...entry, state: 'unknown', answer: undefined });
   }
 }
