@@ -6,7 +6,7 @@ import { expect, vi } from 'vitest';
 import type { StartOptions } from '../../src/server/start.js';
 import { AUTH, bearer, TOKEN } from '../support/auth.js';
 import { type Start, test } from '../support/fixtures.js';
-import type { GraphQLAnswer, TestGateway } from '../support/gateway.js';
+import { type GraphQLAnswer, metricLines, type TestGateway } from '../support/gateway.js';
 import { captureLogs } from '../support/logs.js';
 import { freePort } from '../support/ports.js';
 import { envelope, type RecordingUpstream, type Script, startRecordingUpstream } from '../support/recording-upstream.js';
@@ -340,6 +340,15 @@ describeInEachTopology(
       const upstream = await start.upstream(held.script);
       const shared = { upstreamUrl: new URL(upstream.url), ...options() };
       const [one, two] = [await start.gateway(shared), await start.gateway(shared)];
+      // Until a gateway has reached Redis, it refuses keyed mutations (503): the scenario starts with both sharing.
+      for (const gateway of [one, two]) {
+        await vi.waitFor(
+          async () => expect(await metricLines(gateway, 'gateway_shared_state_up ')).toEqual(['gateway_shared_state_up 1']),
+          {
+            timeout: 10_000,
+          },
+        );
+      }
       const first = create(one, 'k1');
       await held.arrived;
       const during = await create(two, 'k1');
